@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Install the Debian packages the workbench needs (skips apt if all present)
+# and verify the pinned base kernel tarball.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+PKGS=(qemu-system-x86 busybox-static ccache flex bison bc libelf-dev libssl-dev
+      cpio xz-utils rsync kmod python3 perl e2fsprogs util-linux gcc make git)
+installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
+
+missing=()
+for p in "${PKGS[@]}"; do installed "$p" || missing+=("$p"); done
+src_ver=$(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || true)
+installed "$PKG" || src_ver=""
+
+if [ ${#missing[@]} -eq 0 ] && [ "$src_ver" = "$PKG_VERSION" ]; then
+	say "deps: all packages present ($PKG $src_ver)"
+else
+	[ "$(id -u)" = 0 ] && SUDO="" || SUDO=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	say "deps: apt-get update"
+	$SUDO apt-get update -q
+	if [ ${#missing[@]} -gt 0 ]; then
+		say "deps: installing ${missing[*]}"
+		$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+	fi
+	if [ "$src_ver" != "$PKG_VERSION" ]; then
+		if apt-cache madison "$PKG" | awk '{print $3}' | grep -qxF "$PKG_VERSION"; then
+			say "deps: installing $PKG=$PKG_VERSION"
+			$SUDO apt-get install -y -q --no-install-recommends --allow-downgrades "$PKG=$PKG_VERSION"
+		else
+			warn "################################################################"
+			warn "$PKG=$PKG_VERSION is NOT available from apt; installing newest."
+			warn "Patches were written against $PKG_VERSION and may not apply."
+			warn "################################################################"
+			$SUDO apt-get install -y -q --no-install-recommends "$PKG"
+		fi
+	fi
+fi
+
+[ -f "$TARBALL" ] || die "$TARBALL missing after install"
+stamp=$BUILD/tarball.sha256
+mkdir -p "$BUILD"
+key="$(stat -c '%s %Y' "$TARBALL")"
+if [ -f "$stamp" ] && [ "$(head -1 "$stamp")" = "$key" ]; then
+	sum=$(sed -n 2p "$stamp")
+else
+	say "deps: verifying $TARBALL sha256"
+	sum=$(sha256sum "$TARBALL" | cut -d' ' -f1)
+	printf '%s\n%s\n' "$key" "$sum" > "$stamp"
+fi
+if [ "$sum" != "$TARBALL_SHA256" ]; then
+	warn "################################################################"
+	warn "tarball sha256 mismatch: got $sum"
+	warn "                    expected $TARBALL_SHA256"
+	warn "Continuing; the tree step stops if the patch series does not apply."
+	warn "################################################################"
+else
+	say "deps: tarball sha256 OK"
+fi
