@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Capture lockdep reports from KUnit tests.
+ *
+ * The printk ring buffer is read back with the kmsg_dump iterator, so no
+ * tracing support is needed: a capture remembers the sequence number of
+ * the next printk record and later searches every record printed since.
+ */
+#include <linux/debug_locks.h>
+#include <linux/kmsg_dump.h>
+#include <linux/lockdep.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "lockdep_kunit.h"
+
+#define LINE_SIZE 1024
+
+/* console loglevel before a report made it verbose (console_verbose()) */
+static int saved_loglevel = -1;
+
+/* Headlines of the reports lockdep prints (see kernel/locking/lockdep.c). */
+static const char * const lockdep_headlines[] = {
+	"possible circular locking dependency detected",
+	"possible recursive locking detected",
+	"inconsistent lock state",
+	"possible irq lock inversion dependency detected",
+	"HARDIRQ-safe -> HARDIRQ-unsafe lock order detected",
+	"SOFTIRQ-safe -> SOFTIRQ-unsafe lock order detected",
+	"bad unlock balance detected",
+	"bad contention detected",
+	"held lock freed",
+	"lock held when returning to user space",
+	"suspicious RCU usage",
+	"trying to register non-static key",
+	"BUG: MAX_LOCKDEP",
+};
+
+/**
+ * lockdep_kunit_capture_start - open a capture window at the log's end
+ * @c: capture state
+ */
+void lockdep_kunit_capture_start(struct lockdep_capture *c)
+{
+	struct kmsg_dump_iter iter;
+
+	kmsg_dump_rewind(&iter);
+	c->start_seq = iter.next_seq;
+	if (READ_ONCE(debug_locks))
+		saved_loglevel = console_loglevel;
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_capture_start);
+
+static bool search(struct lockdep_capture *c, const char * const *needles,
+		   size_t n)
+{
+	struct kmsg_dump_iter iter;
+	bool found = false;
+	size_t len, i;
+	char *line;
+
+	line = kmalloc(LINE_SIZE, GFP_KERNEL);
+	if (!line)
+		return false;
+
+	kmsg_dump_rewind(&iter);
+	if (iter.cur_seq < c->start_seq)
+		iter.cur_seq = c->start_seq;
+	while (!found &&
+	       kmsg_dump_get_line(&iter, false, line, LINE_SIZE - 1, &len)) {
+		line[len] = '\0';
+		for (i = 0; i < n && !found; i++)
+			found = strstr(line, needles[i]);
+	}
+	kfree(line);
+	return found;
+}
+
+/**
+ * lockdep_kunit_report_seen - search the log printed since capture start
+ * @c: capture state
+ * @needle: substring to look for in a single printk line
+ *
+ * Return: true if any line printed since lockdep_kunit_capture_start()
+ * contains @needle.
+ */
+bool lockdep_kunit_report_seen(struct lockdep_capture *c, const char *needle)
+{
+	return search(c, &needle, 1);
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_report_seen);
+
+/**
+ * lockdep_kunit_any_report - did lockdep print any report since start?
+ * @c: capture state
+ */
+bool lockdep_kunit_any_report(struct lockdep_capture *c)
+{
+	return search(c, lockdep_headlines, ARRAY_SIZE(lockdep_headlines));
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_any_report);
+
+/**
+ * lockdep_kunit_reset - re-arm lockdep after an expected report
+ *
+ * A report turns lockdep off (debug_locks = 0).  While off, lock_release()
+ * is not tracked, so the current task's held-lock stack is stale: clear it
+ * and switch lockdep back on; also restore the console loglevel that the
+ * report raised.  Must be called with no locks held.
+ *
+ * Unlike lib/locking-selftest.c this does not call lockdep_reset(): that
+ * also empties the lock chain hash, which is only safe before other CPUs
+ * and tasks use lockdep (zapping a class later would unlink stale chain
+ * entries from the emptied buckets).  Stale chains are harmless here: the
+ * test's classes and chains go away with lockdep_unregister_key().
+ */
+void lockdep_kunit_reset(void)
+{
+	unsigned long flags;
+
+	WARN_ON_ONCE(lockdep_depth(current));
+	raw_local_irq_save(flags);
+	lockdep_init_task(current);
+	debug_locks = 1;
+	raw_local_irq_restore(flags);
+	/* undo console_verbose() done by debug_locks_off() */
+	if (saved_loglevel >= 0)
+		console_loglevel = saved_loglevel;
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_reset);
+
+/**
+ * lockdep_kunit_is_on - is lockdep still validating (no report so far)?
+ */
+bool lockdep_kunit_is_on(void)
+{
+	return READ_ONCE(debug_locks);
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_is_on);

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for KUnit suites that expect (or forbid) lockdep reports.
+ *
+ * Usage:
+ *	struct lockdep_capture c;
+ *
+ *	lockdep_kunit_capture_start(&c);
+ *	... provoke a report ...
+ *	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&c, "circular"));
+ *	lockdep_kunit_reset();
+ *
+ * Each test case should use its own dynamically registered lock class
+ * keys (lockdep_register_key()/lockdep_unregister_key()) so that the
+ * classes and dependencies it creates leave the graph with the keys.
+ */
+#ifndef _LOCKDEP_KUNIT_H
+#define _LOCKDEP_KUNIT_H
+
+#include <linux/types.h>
+
+struct lockdep_capture {
+	u64 start_seq;		/* first printk record of the capture window */
+};
+
+void lockdep_kunit_capture_start(struct lockdep_capture *c);
+bool lockdep_kunit_report_seen(struct lockdep_capture *c, const char *needle);
+bool lockdep_kunit_any_report(struct lockdep_capture *c);
+void lockdep_kunit_reset(void);
+bool lockdep_kunit_is_on(void);
+
+#endif /* _LOCKDEP_KUNIT_H */

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Configure (when fragments or series changed) and build a kernel variant.
+#   build.sh [plain|xr]   -> build/out-<variant>/arch/x86/boot/bzImage
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+V=${1:-xr}
+case $V in
+plain) FRAGS=(configs/debug.config) ;;
+xr)    FRAGS=(configs/debug.config configs/crossrelease.config) ;;
+*)     die "unknown variant '$V' (plain|xr)" ;;
+esac
+OUT=$BUILD/out-$V
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+KMAKE=(make -C "$TREE" O="$OUT" -j2 CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=xr KBUILD_BUILD_HOST=workbench)
+mkdir -p "$OUT" "$CCACHE_DIR"
+
+# Everything below holds the shared kernel build lock.
+exec 9>"$KLOCK"
+say "build[$V]: waiting for $KLOCK" ; flock 9
+say "build[$V]: got build lock"
+
+cfgstamp=$( { cd "$ROOT"; cat "${FRAGS[@]}"; cat "$BUILD/tree.stamp" 2>/dev/null; } | sha256sum | cut -d' ' -f1)
+if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.xr-config.stamp" 2>/dev/null)" != "$cfgstamp" ]; then
+	say "build[$V]: configuring (allnoconfig + ${FRAGS[*]})"
+	rm -f "$OUT/.xr-config.stamp"
+	(cd "$TREE" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -n -O "$OUT" \
+		"${FRAGS[@]/#/$ROOT/}" >"$OUT/merge.log" 2>&1) || { cat "$OUT/merge.log"; die "merge_config failed"; }
+	"${KMAKE[@]}" -s olddefconfig
+	# verify every fragment symbol exists and took its value
+	syms=$(cd "$TREE" && find . -name 'Kconfig*' -not -path './.git/*' -print0 |
+		xargs -0 sed -nE 's/^[[:space:]]*(menu)?config[[:space:]]+([A-Za-z0-9_]+).*/\2/p' | sort -u)
+	bad=0
+	while read -r line; do
+		if [[ $line =~ ^CONFIG_([A-Za-z0-9_]+)=(.*)$ ]]; then
+			s=${BASH_REMATCH[1]}; want="CONFIG_$s=${BASH_REMATCH[2]}"
+		elif [[ $line =~ ^#\ CONFIG_([A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			s=${BASH_REMATCH[1]}; want="# CONFIG_$s is not set"
+		else continue; fi
+		if ! grep -qxF "$s" <<<"$syms"; then
+			echo "!!   CONFIG_$s: no such Kconfig symbol in the tree"; bad=1; continue
+		fi
+		got=$(grep -E "^(# )?CONFIG_$s[= ]" "$OUT/.config" || true)
+		if [[ $want == "# "* ]]; then
+			[[ -z $got || $got == "$want" ]] && continue
+		else
+			[[ $got == "$want" ]] && continue
+		fi
+		echo "!!   wanted '$want', got '${got:-<absent: unmet dependency>}'"; bad=1
+	done < <(cd "$ROOT" && cat "${FRAGS[@]}")
+	[ $bad = 0 ] || die "config fragments did not apply (see above) for variant $V"
+	echo "$cfgstamp" > "$OUT/.xr-config.stamp"
+	say "build[$V]: config verified"
+fi
+
+say "build[$V]: make bzImage modules (-j2, ccache in $CCACHE_DIR)"
+"${KMAKE[@]}" -s bzImage modules
+say "build[$V]: done: $OUT/arch/x86/boot/bzImage"
