@@ -1,0 +1,49 @@
+# Crossrelease for Linux 6.1 -- workbench.
+#   make          build the xr kernel and run the demo in QEMU (default)
+#   make test     KUnit + kselftests in QEMU, ends with "N passed, N failed"
+#   make series   export the patch series to build/series and check it
+#   make shell    boot the xr kernel into an interactive busybox shell
+# V=plain|xr selects the kernel variant (default xr).
+V ?= xr
+S := scripts
+
+.NOTPARALLEL:
+.PHONY: demo test series bench shell deps tree build initramfs clean distclean
+
+demo: initramfs
+	@bash $(S)/boot.sh -q $(V) demo
+
+test: initramfs
+	@bash $(S)/boot.sh $(V) test
+	@echo ">> test: results from build/logs/$(V)-test.log"
+	@python3 $(S)/ktap.py --marker=XR-END build/logs/$(V)-test.log
+
+shell: initramfs
+	@bash $(S)/boot.sh $(V) shell
+
+deps:
+	@bash $(S)/deps.sh
+
+tree: deps
+	@bash $(S)/tree.sh
+
+build: tree
+	@bash $(S)/build.sh $(V)
+
+initramfs: build
+	@bash $(S)/initramfs.sh $(V)
+
+series: deps
+	@bash $(S)/series.sh
+
+bench:
+	@echo ">> bench: not yet"
+
+clean:
+	@echo ">> clean: removing build outputs (keeping build/linux and build/ccache)"
+	rm -rf build/out-* build/initramfs-* build/logs build/series build/series-check
+	-git -C build/linux worktree prune 2>/dev/null
+
+distclean:
+	@echo ">> distclean: removing build/"
+	rm -rf build

@@ -1,0 +1,4 @@
+TITLE="crossrelease scenarios"
+run() {
+	echo "crossrelease scenarios are pending (no demo test module yet)"
+}

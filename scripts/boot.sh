@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Boot a variant in QEMU (TCG, no KVM) with the initramfs.
+#   boot.sh [-q] <variant> <run> [extra kernel args...]
+#   run: demo | test | shell | /path/in/guest/script
+#   -q: print only the guest's run output (from XR-BEGIN), full log kept
+# Log: build/logs/<variant>-<run>.log (also build/logs/last.log).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+QUIET=0; [ "${1:-}" = -q ] && { QUIET=1; shift; }
+V=${1:-xr}; RUN=${2:-demo}; shift $(( $# >= 2 ? 2 : $# ))
+KERNEL=$BUILD/out-$V/arch/x86/boot/bzImage
+INITRD=$BUILD/initramfs-$V.cpio
+[ -f "$KERNEL" ] && [ -f "$INITRD" ] || die "build kernel and initramfs for $V first"
+mkdir -p "$BUILD/logs"
+LOG=$BUILD/logs/$V-$(basename "$RUN").log
+TMO=${XR_TIMEOUT:-900}
+APPEND="console=ttyS0 panic=-1 xr.run=$RUN $*"
+say "boot[$V]: qemu TCG, 2 vCPUs, 1G, timeout ${TMO}s, log $LOG"
+say "boot[$V]: cmdline: $APPEND"
+filter() { if [ $QUIET = 1 ]; then sed -u -n '/XR-BEGIN/,$p'; else cat; fi; }
+# interactive only for the shell; otherwise never read the caller's stdin
+if [ "$RUN" = shell ]; then exec 3<&0; else exec 3</dev/null; fi
+timeout --foreground -k 10 "$TMO" qemu-system-x86_64 -machine accel=tcg -cpu max -smp 2 -m 1G \
+	-nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND" \
+	<&3 2>&1 | tr -d '\r' | tee "$LOG" | filter || true
+ln -sf "$(basename "$LOG")" "$BUILD/logs/last.log"
+grep -q "XR-END" "$LOG" || { warn "guest did not reach XR-END (timeout or crash), see $LOG"; exit 1; }
+say "boot[$V]: finished: $(grep -m1 XR-END "$LOG")"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Build build/initramfs-<variant>.cpio: static busybox, guest/ scripts,
+# crossrelease kselftests (if any), the variant's modules, mke2fs + libs.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+V=${1:-xr}
+OUT=$BUILD/out-$V
+STAGE=$BUILD/initramfs-$V
+CPIO=$BUILD/initramfs-$V.cpio
+[ -f "$OUT/arch/x86/boot/bzImage" ] || die "no kernel for $V: run scripts/build.sh $V"
+
+say "initramfs[$V]: staging in $STAGE"
+rm -rf "$STAGE"
+mkdir -p "$STAGE"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,xr,root}
+install -m755 /bin/busybox "$STAGE/bin/busybox"
+file -L /bin/busybox | grep -q 'statically linked' || warn "/bin/busybox is not static"
+mknod -m 600 "$STAGE/dev/console" c 5 1
+mknod -m 666 "$STAGE/dev/null" c 1 3
+install -m755 "$ROOT/guest/init" "$STAGE/init"
+cp -a "$ROOT/guest/." "$STAGE/xr/"
+rm -f "$STAGE/xr/init"
+
+ST=$ROOT/tools/testing/selftests/crossrelease
+if [ -d "$ST" ]; then
+	say "initramfs[$V]: adding kselftests from tools/testing/selftests/crossrelease"
+	mkdir -p "$STAGE/xr/selftests"
+	cp -a "$ST" "$STAGE/xr/selftests/"
+fi
+
+if grep -q '^CONFIG_MODULES=y' "$OUT/.config" && [ -s "$OUT/modules.order" ]; then
+	say "initramfs[$V]: modules_install"
+	(exec 9>"$KLOCK"; flock 9
+	 make -s -C "$TREE" O="$OUT" INSTALL_MOD_PATH="$STAGE" INSTALL_MOD_STRIP=1 modules_install)
+fi
+
+say "initramfs[$V]: adding mke2fs and its libraries"
+mke2fs=$(command -v mke2fs || echo /sbin/mke2fs)
+install -m755 "$(readlink -f "$mke2fs")" "$STAGE/usr/sbin/mke2fs"
+for l in mkfs.ext4 mkfs.ext2; do ln -sf mke2fs "$STAGE/usr/sbin/$l"; done
+ln -sf ../usr/sbin/mke2fs "$STAGE/sbin/mke2fs"
+[ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$STAGE/etc/"
+ldd "$mke2fs" | grep -oE '/[^ ]+' | sort -u | while read -r lib; do
+	mkdir -p "$STAGE$(dirname "$lib")"
+	cp -L "$lib" "$STAGE$lib"
+done
+# /lib -> usr/lib style paths resolve via the copied absolute paths above
+
+say "initramfs[$V]: writing $CPIO"
+(cd "$STAGE" && find . -print0 | sort -z | cpio --quiet -o -0 -H newc -R 0:0) > "$CPIO.tmp"
+mv "$CPIO.tmp" "$CPIO"
+say "initramfs[$V]: $(du -h "$CPIO" | cut -f1)"

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Count KTAP/TAP test case results in a kernel console log.
+
+usage: ktap.py [--marker=STRING] LOG
+
+Handles several KTAP documents in one log (KUnit at boot, kselftests from
+userspace), "[    1.234567] " printk timestamps and nesting by 4-space
+indentation.  A result line with results reported right below it is a
+suite, otherwise it is a test case; only test cases are counted.  Results
+missing versus a "1..N" plan count as failed (crashed or hung test).
+Exit status is non-zero on any failure, on no results, or if the end
+marker is missing from the log.
+"""
+import re
+import sys
+
+TS = re.compile(r'^\[\s*\d+\.\d+\] ?')
+RESULT = re.compile(r'^(not ok|ok)\s+(\d+)\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$')
+PLAN = re.compile(r'^1\.\.(\d+)\s*$')
+SUBTEST = re.compile(r'^#\s*Subtest:\s*(.*)$')
+
+
+def main(argv):
+    marker = None
+    if argv and argv[0].startswith('--marker='):
+        marker = argv.pop(0).split('=', 1)[1]
+    text = open(argv[0], errors='replace').read() if argv else sys.stdin.read()
+
+    suites = {}     # name -> [passed, failed, skipped], insertion ordered
+    kids = {}       # depth -> kinds of results seen at depth (None = suite)
+    plans = {}      # depth -> [planned, seen, owner]
+    names = {}      # depth -> name from the last "# Subtest:" line
+    notes = []
+
+    def add(suite, kind, n=1):
+        counts = suites.setdefault(suite, [0, 0, 0])
+        counts[('passed', 'failed', 'skipped').index(kind)] += n
+
+    def check_plan(depth, owner=None):
+        plan = plans.pop(depth, None)
+        if plan and plan[1] < plan[0]:
+            owner = owner or plan[2]
+            notes.append(f'{owner}: {plan[0] - plan[1]} planned result(s) '
+                         'missing (crash or hang?)')
+            add(owner, 'failed', plan[0] - plan[1])
+
+    def flush(depth):
+        # anything still open at >= depth belongs to an unfinished document
+        for d in sorted([d for d in kids if d >= depth], reverse=True):
+            owner = names.get(d, '(unfinished suite)')
+            for k in kids.pop(d):
+                if k:
+                    add(owner, k)
+        for d in sorted([d for d in plans if d >= depth], reverse=True):
+            check_plan(d)
+
+    for raw in text.replace('\r', '').split('\n'):
+        line = TS.sub('', raw).rstrip()
+        body = line.lstrip(' ')
+        depth = (len(line) - len(body)) // 4
+        m = SUBTEST.match(body)
+        if m:
+            names[depth] = m.group(1).strip()
+            continue
+        m = PLAN.match(body)
+        if m:
+            flush(depth)
+            owner = '(top level)' if depth == 0 else names.get(depth, '(unnamed suite)')
+            plans[depth] = [int(m.group(1)), 0, owner]
+            continue
+        m = RESULT.match(body)
+        if not m:
+            continue
+        ok = m.group(1) == 'ok'
+        name = m.group(3) or f'#{m.group(2)}'
+        skip = (m.group(4) or '').upper().startswith('SKIP')
+        kind = 'skipped' if skip else ('passed' if ok else 'failed')
+        if depth in plans:
+            plans[depth][1] += 1
+        below = kids.pop(depth + 1, None)
+        if below is not None or depth + 1 in plans:
+            # a suite: attribute the cases reported below it
+            suites.setdefault(name, [0, 0, 0])
+            for k in below or []:
+                if k:
+                    add(name, k)
+            check_plan(depth + 1, name)
+            if kind == 'failed' and suites[name][1] == 0:
+                add(name, 'failed')     # e.g. suite init failed
+            if depth > 0:
+                kids.setdefault(depth, []).append(None)
+        elif depth == 0:
+            add('(top level)', kind)
+        else:
+            kids.setdefault(depth, []).append(kind)
+
+    flush(0)
+
+    passed = sum(c[0] for c in suites.values())
+    failed = sum(c[1] for c in suites.values())
+    for name, (p, f, s) in suites.items():
+        print(f"  {'FAIL' if f else 'ok':4} {name}: "
+              f'{p} passed, {f} failed, {s} skipped')
+    for n in notes:
+        print(f'!! {n}')
+    rc = 1 if failed else 0
+    if marker is not None and marker not in text:
+        print(f'!! end marker "{marker}" not in the log: guest did not finish')
+        rc = 1
+    if passed + failed == 0:
+        print('!! no test results found in the log')
+        rc = 1
+    print(f'{passed} passed, {failed} failed')
+    return rc
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
