@@ -10,6 +10,11 @@ SERIES=$ROOT/patches/series
 STAMP=$BUILD/tree.stamp
 g() { git -C "$TREE" "${GIT_ID[@]}" "$@"; }
 
+# The tree is shared with kernel builds: change it only under the build lock.
+mkdir -p "$BUILD"
+exec 9>"$KLOCK"
+say "tree: waiting for $KLOCK"; flock 9
+
 # 1. extract the base once
 if ! git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1; then
 	[ -f "$TARBALL" ] || die "$TARBALL missing: run scripts/deps.sh"
