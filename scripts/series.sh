@@ -49,7 +49,7 @@ for p in "${patches[@]}"; do
 	e=${BASH_REMATCH[1]} w=${BASH_REMATCH[2]} c=${BASH_REMATCH[3]}
 	printf '%-64s %6s %8s %6s\n' "$(basename "$p")" "$e" "$w" "$c"
 	if [ "$e$w$c" != 000 ]; then
-		echo "$out" | grep -E '^(ERROR|WARNING|CHECK):|^#[0-9]+:' | sed 's/^/    /' | head -40
+		echo "$out" | grep -E '^(ERROR|WARNING|CHECK):|^#[0-9]+:' | sed 's/^/    /' | awk 'NR <= 40'
 		[ "$e" = 0 ] || bad=1
 	fi
 done

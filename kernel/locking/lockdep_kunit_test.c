@@ -11,6 +11,8 @@
 
 #include "lockdep_kunit.h"
 
+#define CIRCULAR "possible circular locking dependency detected"
+
 /* Per-case state: dynamic keys, so unregistering drops the case's classes. */
 struct capture_ctx {
 	struct lock_class_key key_a, key_b;
@@ -66,8 +68,7 @@ static void capture_abba_reported(struct kunit *test)
 	lock_pair(&ctx->b, &ctx->a);
 
 	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-		"possible circular locking dependency detected"));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
 							  "(lockdep_kunit_A)"));
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
@@ -104,6 +105,7 @@ static struct kunit_suite capture_suite = {
 	.exit = capture_exit,
 	.test_cases = capture_cases,
 };
+
 kunit_test_suite(capture_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the lockdep report capture helpers");
