@@ -3,23 +3,25 @@
 #   make test     KUnit + kselftests in QEMU, ends with "N passed, N failed"
 #   make series   export the patch series to build/series and check it
 #   make shell    boot the xr kernel into an interactive busybox shell
-# V=plain|xr selects the kernel variant (default xr).
+# V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
+# kernel command line arguments for the guest boot.
 V ?= xr
+ARGS ?=
 S := scripts
 
 .NOTPARALLEL:
 .PHONY: demo test series bench shell deps tree build initramfs clean distclean
 
 demo: initramfs
-	@bash $(S)/boot.sh -q $(V) demo
+	@bash $(S)/boot.sh -q $(V) demo $(ARGS)
 
 test: initramfs
-	@bash $(S)/boot.sh $(V) test
+	@bash $(S)/boot.sh $(V) test $(ARGS)
 	@echo ">> test: results from build/logs/$(V)-test.log"
 	@python3 $(S)/ktap.py --marker=XR-END build/logs/$(V)-test.log
 
 shell: initramfs
-	@bash $(S)/boot.sh $(V) shell
+	@bash $(S)/boot.sh $(V) shell $(ARGS)
 
 deps:
 	@bash $(S)/deps.sh
