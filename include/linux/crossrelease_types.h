@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-task state of the lockdep crossrelease engine, embedded in
+ * task_struct.  See kernel/locking/lockdep_crossrelease.c.
+ */
+#ifndef __LINUX_CROSSRELEASE_TYPES_H
+#define __LINUX_CROSSRELEASE_TYPES_H
+
+#include <linux/types.h>
+
+#ifdef CONFIG_LOCKDEP_CROSSRELEASE
+
+#define XR_HIST_SIZE	(1U << CONFIG_LOCKDEP_CROSSRELEASE_HIST_BITS)
+
+/* Flags of a history entry */
+#define XR_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */
+#define XR_HIST_WAIT		0x04	/* a wait on a crosslock */
+
+/*
+ * One acquisition in a task's history: which class, where, when (the
+ * global crosslock generation it saw) and in which context instance.
+ */
+struct xr_hist_entry {
+	unsigned long	ip;
+	unsigned int	gen;
+	unsigned int	ctx;
+	u16		class_idx;
+	u8		irq_context;
+	u8		flags;
+};
+
+/**
+ * struct xr_task - a task's crossrelease state
+ * @nr_written: entries ever written; the newest is at (@nr_written - 1)
+ * @ctx:        process-context instance, bumped per work item and syscall
+ * @nr_waits:   crosslock acquisitions of this task not yet released by it
+ * @hist:       ring of the most recent acquisitions
+ */
+struct xr_task {
+	unsigned int		nr_written;
+	unsigned int		ctx;
+	unsigned int		nr_waits;
+	struct xr_hist_entry	hist[XR_HIST_SIZE];
+};
+
+#endif /* CONFIG_LOCKDEP_CROSSRELEASE */
+#endif /* __LINUX_CROSSRELEASE_TYPES_H */

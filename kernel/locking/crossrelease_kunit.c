@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the crossrelease engine, driven through its own API with
+ * synthetic crosslocks.  Each case asserts that lockdep reported what it
+ * must, or that it stayed quiet and is still on.
+ */
+#include <kunit/test.h>
+#include <linux/crossrelease.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+#include "lockdep_kunit.h"
+#include "lockdep_crossrelease.h"
+
+struct xr_ctx {
+	struct kunit *test;
+	struct lock_class_key key_m, key_n, key_i, key_x, key_z;
+	struct mutex m, n;
+	raw_spinlock_t irq_lock;
+	struct lockdep_map_cross x, z;
+	struct lockdep_capture cap;
+	struct work_struct work1, work2;
+	struct task_struct *worker1, *worker2;
+	struct hrtimer hrtimer;
+	struct timer_list timer;
+	bool fired;
+};
+
+static int xr_test_init(struct kunit *test)
+{
+	struct xr_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->test = test;
+	lockdep_register_key(&ctx->key_m);
+	lockdep_register_key(&ctx->key_n);
+	lockdep_register_key(&ctx->key_i);
+	lockdep_register_key(&ctx->key_x);
+	lockdep_register_key(&ctx->key_z);
+	mutex_init(&ctx->m);
+	mutex_init(&ctx->n);
+	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "xr_test_M");
+	lockdep_set_class_and_name(&ctx->n, &ctx->key_n, "xr_test_N");
+	raw_spin_lock_init(&ctx->irq_lock);
+	lockdep_set_class_and_name(&ctx->irq_lock, &ctx->key_i, "xr_test_irq");
+	lockdep_init_map_crosslock(&ctx->x, "(xr)test_X", &ctx->key_x, 0);
+	lockdep_init_map_crosslock(&ctx->z, "(xr)test_Z", &ctx->key_z, 0);
+	test->priv = ctx;
+
+	if (!crossrelease_enabled())
+		kunit_skip(test, "booted with crossrelease=off");
+	if (!lockdep_kunit_is_on())
+		kunit_skip(test, "lockdep is off (earlier report?)");
+	lockdep_kunit_capture_start(&ctx->cap);
+	return 0;
+}
+
+static void xr_test_exit(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	mutex_destroy(&ctx->m);
+	mutex_destroy(&ctx->n);
+	lockdep_unregister_key(&ctx->key_m);
+	lockdep_unregister_key(&ctx->key_n);
+	lockdep_unregister_key(&ctx->key_i);
+	lockdep_unregister_key(&ctx->key_x);
+	lockdep_unregister_key(&ctx->key_z);
+	kfree(ctx);
+}
+
+#define XR_IP	_THIS_IP_
+
+/* Wait for X while holding M: M -> X. */
+static void wait_under_m(struct xr_ctx *ctx)
+{
+	mutex_lock(&ctx->m);
+	lock_acquire_crosslock(&ctx->x, 0, XR_IP);
+	mutex_unlock(&ctx->m);
+}
+
+static void take_m(struct xr_ctx *ctx)
+{
+	mutex_lock(&ctx->m);
+	mutex_unlock(&ctx->m);
+}
+
+static void expect_quiet(struct kunit *test, struct xr_ctx *ctx)
+{
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+}
+
+static void expect_seen(struct kunit *test, struct xr_ctx *ctx,
+			const char *needle)
+{
+	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, needle),
+			      "report line with \"%s\" missing", needle);
+}
+
+/* The releaser, a work item, takes M after the wait began: M -> X -> M. */
+static void commit_after_m_fn(struct work_struct *work)
+{
+	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work1);
+
+	ctx->worker1 = current;
+	take_m(ctx);
+	lock_commit_crosslock(&ctx->x);
+}
+
+static void xr_cycle_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	char waiter[TASK_COMM_LEN + 8];
+
+	wait_under_m(ctx);
+	INIT_WORK(&ctx->work1, commit_after_m_fn);
+	schedule_work(&ctx->work1);
+	flush_work(&ctx->work1);
+	lock_release_crosslock(&ctx->x, XR_IP);
+
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	expect_seen(test, ctx, "possible circular locking dependency detected");
+	expect_seen(test, ctx, "is releasing crosslock (in work item context)");
+	expect_seen(test, ctx, "(xr)test_X");
+	expect_seen(test, ctx, "(xr_test_M)");
+	expect_seen(test, ctx, "Possible unsafe locking scenario by crosslock");
+	/* both contexts: the waiter and the releasing worker */
+	snprintf(waiter, sizeof(waiter), "which %s/%d", current->comm,
+		 task_pid_nr(current));
+	expect_seen(test, ctx, waiter);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->worker1);
+	expect_seen(test, ctx, ctx->worker1->comm);
+	lockdep_kunit_reset();
+}
+
+/* M was taken before the crosslock was acquired: not a dependency. */
+static void xr_lock_before_acquire_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	/* Keep a crosslock in flight so that the first take_m() is recorded */
+	lock_acquire_crosslock(&ctx->z, 1, XR_IP);
+	take_m(ctx);
+	wait_under_m(ctx);
+	lock_commit_crosslock(&ctx->x);
+	lock_release_crosslock(&ctx->x, XR_IP);
+	lock_release_crosslock(&ctx->z, XR_IP);
+	expect_quiet(test, ctx);
+}
+
+/* A trylock never waits, so it is never a dependency. */
+static void xr_trylock_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	wait_under_m(ctx);
+	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->m));
+	mutex_unlock(&ctx->m);
+	lock_commit_crosslock(&ctx->x);
+	lock_release_crosslock(&ctx->x, XR_IP);
+	expect_quiet(test, ctx);
+}
+
+/*
+ * The interrupt handler releases X; the task it interrupted took M after
+ * the wait began.  The handler's own lock becomes a dependency, the task's
+ * M must not.
+ */
+static void commit_from_irq(struct xr_ctx *ctx)
+{
+	raw_spin_lock(&ctx->irq_lock);
+	raw_spin_unlock(&ctx->irq_lock);
+	lock_commit_crosslock(&ctx->x);
+	WRITE_ONCE(ctx->fired, true);
+}
+
+static enum hrtimer_restart xr_hrtimer_fn(struct hrtimer *t)
+{
+	commit_from_irq(container_of(t, struct xr_ctx, hrtimer));
+	return HRTIMER_NORESTART;
+}
+
+static void xr_timer_fn(struct timer_list *t)
+{
+	commit_from_irq(container_of(t, struct xr_ctx, timer));
+}
+
+/* Spin on this CPU so that the interrupt lands on top of this task. */
+static bool spin_until_fired(struct xr_ctx *ctx)
+{
+	unsigned long timeout = jiffies + 5 * HZ;
+
+	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
+		cpu_relax();
+	return READ_ONCE(ctx->fired);
+}
+
+static void xr_irq_commit(struct kunit *test, bool hard)
+{
+	struct xr_ctx *ctx = test->priv;
+	long added = atomic_long_read(&xr_stats.deps_added);
+	bool fired;
+
+	wait_under_m(ctx);
+	take_m(ctx);
+	preempt_disable();
+	if (hard) {
+		hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		ctx->hrtimer.function = xr_hrtimer_fn;
+		hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	} else {
+		timer_setup(&ctx->timer, xr_timer_fn, 0);
+		ctx->timer.expires = jiffies + 1;
+		add_timer_on(&ctx->timer, smp_processor_id());
+	}
+	fired = spin_until_fired(ctx);
+	preempt_enable();
+	if (hard)
+		hrtimer_cancel(&ctx->hrtimer);
+	else
+		del_timer_sync(&ctx->timer);
+	lock_release_crosslock(&ctx->x, XR_IP);
+
+	KUNIT_ASSERT_TRUE(test, fired);
+	expect_quiet(test, ctx);
+	/* the handler's own acquisition was committed */
+	KUNIT_EXPECT_GE(test, atomic_long_read(&xr_stats.deps_added), added + 1);
+}
+
+static void xr_hardirq_ignores_task(struct kunit *test)
+{
+	xr_irq_commit(test, true);
+}
+
+static void xr_softirq_ignores_task(struct kunit *test)
+{
+	xr_irq_commit(test, false);
+}
+
+/* Two work items in a row in one worker: the second releases X. */
+static void take_m_fn(struct work_struct *work)
+{
+	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work1);
+
+	ctx->worker1 = current;
+	take_m(ctx);
+}
+
+static void commit_fn(struct work_struct *work)
+{
+	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work2);
+
+	ctx->worker2 = current;
+	lock_commit_crosslock(&ctx->x);
+}
+
+static void xr_new_work_item_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	int cpu;
+
+	wait_under_m(ctx);
+	INIT_WORK(&ctx->work1, take_m_fn);
+	INIT_WORK(&ctx->work2, commit_fn);
+	cpu = get_cpu();
+	queue_work_on(cpu, system_wq, &ctx->work1);
+	queue_work_on(cpu, system_wq, &ctx->work2);
+	put_cpu();
+	flush_work(&ctx->work1);
+	flush_work(&ctx->work2);
+	lock_release_crosslock(&ctx->x, XR_IP);
+
+	expect_quiet(test, ctx);
+	if (ctx->worker1 != ctx->worker2)
+		kunit_skip(test, "work items ran in different workers");
+}
+
+/* More acquisitions than the ring holds: no crash, nothing invented. */
+static void xr_history_overflow_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long overflows = atomic_long_read(&xr_stats.hist_overflows);
+	int i;
+
+	lock_acquire_crosslock(&ctx->z, 1, XR_IP);
+	take_m(ctx);
+	wait_under_m(ctx);
+	for (i = 0; i < 3 * XR_HIST_SIZE; i++) {
+		mutex_lock(&ctx->n);
+		mutex_unlock(&ctx->n);
+	}
+	lock_commit_crosslock(&ctx->x);
+	lock_release_crosslock(&ctx->x, XR_IP);
+	lock_release_crosslock(&ctx->z, XR_IP);
+
+	expect_quiet(test, ctx);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.hist_overflows),
+			overflows + 1);
+}
+
+/* The same dependency committed twice: added once, then a cache hit. */
+static void commit_x_after_n(struct xr_ctx *ctx)
+{
+	wait_under_m(ctx);
+	mutex_lock(&ctx->n);
+	mutex_unlock(&ctx->n);
+	lock_commit_crosslock(&ctx->x);
+	lock_release_crosslock(&ctx->x, XR_IP);
+}
+
+static void xr_second_commit_adds_nothing(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long added, checked, cached;
+
+	added = atomic_long_read(&xr_stats.deps_added);
+	commit_x_after_n(ctx);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.deps_added), added + 1);
+
+	added = atomic_long_read(&xr_stats.deps_added);
+	checked = atomic_long_read(&xr_stats.deps_checked);
+	cached = atomic_long_read(&xr_stats.deps_cached);
+	commit_x_after_n(ctx);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.deps_added), added);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.deps_checked), checked);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.deps_cached), cached + 1);
+	expect_quiet(test, ctx);
+}
+
+/* Misuse is counted and warned about, and lockdep stays on. */
+static int exit_while_waiting_fn(void *data)
+{
+	struct xr_ctx *ctx = data;
+
+	lock_acquire_crosslock(&ctx->z, 0, XR_IP);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void xr_misuse_warns(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long misuse = atomic_long_read(&xr_stats.misuse);
+	struct task_struct *t;
+	int i;
+
+	lock_release_crosslock(&ctx->x, XR_IP);		/* never acquired */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 1);
+
+	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
+	lock_release_crosslock(&ctx->x, XR_IP);
+	lock_release_crosslock(&ctx->x, XR_IP);		/* double release */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 2);
+
+	lockdep_init_map_crosslock(&ctx->z, "(xr)test_Z", &ctx->key_z,
+				   CROSSLOCK_SELF_RELEASE);
+	t = kthread_run(exit_while_waiting_fn, ctx, "xr_exit_test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	msleep(20);
+	kthread_stop(t);
+	for (i = 0; i < 100; i++) {	/* the exit check runs late in do_exit() */
+		if (atomic_long_read(&xr_stats.misuse) > misuse + 2)
+			break;
+		msleep(10);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 3);
+	lock_release_crosslock(&ctx->z, XR_IP);		/* balance it */
+	expect_quiet(test, ctx);
+}
+
+static struct kunit_case xr_test_cases[] = {
+	KUNIT_CASE(xr_cycle_reported),
+	KUNIT_CASE(xr_lock_before_acquire_quiet),
+	KUNIT_CASE(xr_trylock_quiet),
+	KUNIT_CASE(xr_hardirq_ignores_task),
+	KUNIT_CASE(xr_softirq_ignores_task),
+	KUNIT_CASE(xr_new_work_item_quiet),
+	KUNIT_CASE(xr_history_overflow_quiet),
+	KUNIT_CASE(xr_second_commit_adds_nothing),
+	KUNIT_CASE(xr_misuse_warns),
+	{}
+};
+
+static struct kunit_suite xr_test_suite = {
+	.name = "crossrelease",
+	.init = xr_test_init,
+	.exit = xr_test_exit,
+	.test_cases = xr_test_cases,
+};
+kunit_test_suite(xr_test_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for the lockdep crossrelease engine");

@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lockdep crossrelease: dependencies through locks released elsewhere.
+ *
+ * Lockdep learns "A -> B" when B is acquired while A is held.  That needs
+ * the release of A to happen in the context that acquired it.  A crosslock
+ * (a completion, a folio lock) is released by some other context, so its
+ * dependencies are decided where it is released: when context R releases
+ * crosslock X ("commits" X), every lock R acquired since X was acquired had
+ * to be taken before X could be released, so X depends on each of them.
+ *
+ * To know what R acquired, every task keeps a small ring of its recent
+ * typical-lock acquisitions (the history).  A global generation counter,
+ * bumped on each crosslock acquisition, orders history entries against
+ * crosslocks: an entry counts for X only if it is not older than X.  Each
+ * entry also carries the context instance it was made in (a hardirq, a
+ * softirq, a work item, a system call), and a commit only looks at entries
+ * of its own instance.
+ *
+ * Committed dependencies go through lockdep's usual checks (cycles, irq
+ * inversions) via lockdep_xr_add_dep(); a cache of committed pairs makes a
+ * repeated commit cost a hash probe.  Stacks are kept per call site: the
+ * first acquisition at a site while a crosslock is in flight saves its
+ * stack (deduplicated by lockdep's trace store), later ones only probe a
+ * hash, so reports carry full stacks without an unwind per acquisition.
+ *
+ * See Documentation/locking/crossrelease.rst.
+ */
+#include <linux/crossrelease.h>
+#include <linux/hash.h>
+#include <linux/init.h>
+#include <linux/interrupt.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+
+#include "lockdep_internals.h"
+#include "lockdep_crossrelease.h"
+
+/* Tracking is on unless "crossrelease=off" is given on the command line. */
+static bool xr_enabled __read_mostly = true;
+
+static int __init xr_setup(char *str)
+{
+	if (str && !strcmp(str, "off"))
+		xr_enabled = false;
+	return 1;
+}
+__setup("crossrelease=", xr_setup);
+
+/**
+ * crossrelease_enabled - is crossrelease tracking active in this boot?
+ *
+ * Return: false if the kernel was booted with "crossrelease=off".
+ */
+bool crossrelease_enabled(void)
+{
+	return xr_enabled;
+}
+EXPORT_SYMBOL_GPL(crossrelease_enabled);
+
+/* Bumped by each crosslock acquisition; read by every history entry. */
+static atomic_t xr_gen = ATOMIC_INIT(0);
+
+/* Crosslock instances with at least one acquisition not yet released. */
+atomic_t xr_nr_in_flight = ATOMIC_INIT(0);
+
+struct xr_stats xr_stats;
+
+/* Context instances of interrupts, bumped by lockdep_{hard,soft}irq_enter() */
+DEFINE_PER_CPU(unsigned int, xr_hardirq_seq);
+DEFINE_PER_CPU(unsigned int, xr_softirq_seq);
+
+/* Is generation @a older than generation @b?  Wraps like jiffies. */
+static inline bool xr_gen_before(unsigned int a, unsigned int b)
+{
+	return (int)(a - b) < 0;
+}
+
+/* ---------------------------------------------------------------------
+ * One-time warnings.  Misuse never crashes and never turns lockdep off.
+ */
+#define xr_warn_once(fmt, ...)						\
+do {									\
+	static bool __warned;						\
+									\
+	atomic_long_inc(&xr_stats.misuse);				\
+	if (!__warned) {						\
+		__warned = true;					\
+		pr_warn("crossrelease: " fmt, ##__VA_ARGS__);		\
+		dump_stack();						\
+	}								\
+} while (0)
+
+/* ---------------------------------------------------------------------
+ * Context instances.
+ */
+static unsigned int xr_irq_context(struct task_struct *curr)
+{
+	return LOCK_CHAIN_HARDIRQ_CONTEXT * !!lockdep_hardirq_context() +
+	       LOCK_CHAIN_SOFTIRQ_CONTEXT * !!curr->softirq_context;
+}
+
+/*
+ * The instance of the context we run in.  Interrupt instances are per CPU
+ * sequence numbers tagged with the CPU, so that entries an interrupt left
+ * in a task's ring never match a later interrupt on another CPU.
+ */
+static unsigned int xr_ctx_id(struct task_struct *curr,
+			      unsigned int irq_context)
+{
+	unsigned int cpu = raw_smp_processor_id() & 0xff;
+
+	if (irq_context & LOCK_CHAIN_HARDIRQ_CONTEXT)
+		return raw_cpu_read(xr_hardirq_seq) << 8 | cpu;
+	if (irq_context & LOCK_CHAIN_SOFTIRQ_CONTEXT)
+		return raw_cpu_read(xr_softirq_seq) << 8 | cpu;
+	return curr->xr.ctx;
+}
+
+static const char *xr_ctx_name(unsigned int irq_context)
+{
+	if (irq_context & LOCK_CHAIN_HARDIRQ_CONTEXT)
+		return "hardirq";
+	if (irq_context & LOCK_CHAIN_SOFTIRQ_CONTEXT)
+		return "softirq";
+	if (current->flags & PF_WQ_WORKER)
+		return "work item";
+	return "process";
+}
+
+/**
+ * lockdep_invariant_state - start a new process-context instance
+ * @force: unused; kept for the callers' signature
+ *
+ * Called before each work item and on each return to user space: what the
+ * task acquired before is not on the path to anything it releases after.
+ */
+void lockdep_invariant_state(bool force)
+{
+	current->xr.ctx++;
+}
+
+void xr_init_task(struct task_struct *task)
+{
+	task->xr.nr_written = 0;
+	task->xr.ctx = 0;
+	task->xr.nr_waits = 0;
+}
+
+/**
+ * lockdep_free_task - check a task that goes away
+ * @task: the exiting task
+ *
+ * A task that exits in the middle of a wait (between the acquisition and
+ * the release of a self-released crosslock) has lost track of it.
+ */
+void lockdep_free_task(struct task_struct *task)
+{
+	if (unlikely(task->xr.nr_waits))
+		xr_warn_once("%s/%d exits with %u crosslock acquisition(s) in flight\n",
+			     task->comm, task_pid_nr(task), task->xr.nr_waits);
+}
+
+/* ---------------------------------------------------------------------
+ * Stacks, one per (class, call site).
+ */
+#define XR_STACK_BITS	12
+#define XR_STACK_SIZE	(1U << XR_STACK_BITS)
+#define XR_PROBES	8
+#define XR_SLOT_FREE	0U
+#define XR_SLOT_BUSY	(~0U)
+#define XR_SLOT_DEAD	(~0U - 1)
+
+struct xr_stack_slot {
+	unsigned int		key;	/* class_idx + 1, or XR_SLOT_* */
+	unsigned long		ip;
+	struct lock_trace	*trace;
+};
+
+static struct xr_stack_slot xr_stacks[XR_STACK_SIZE];
+
+static struct xr_stack_slot *xr_stack_slot(unsigned int class_idx,
+					   unsigned long ip, int probe)
+{
+	unsigned long h = hash_long(ip ^ ((unsigned long)class_idx << 48),
+				    XR_STACK_BITS);
+
+	return &xr_stacks[(h + probe) & (XR_STACK_SIZE - 1)];
+}
+
+static struct lock_trace *xr_stack_lookup(unsigned int class_idx,
+					  unsigned long ip)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		struct xr_stack_slot *s = xr_stack_slot(class_idx, ip, i);
+		unsigned int key = smp_load_acquire(&s->key);
+
+		if (key == XR_SLOT_FREE)
+			break;
+		if (key == class_idx + 1 && s->ip == ip)
+			return s->trace;
+	}
+	return NULL;
+}
+
+static void xr_stack_insert(unsigned int class_idx, unsigned long ip,
+			    struct lock_trace *trace)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		struct xr_stack_slot *s = xr_stack_slot(class_idx, ip, i);
+
+		if (cmpxchg(&s->key, XR_SLOT_FREE, XR_SLOT_BUSY) != XR_SLOT_FREE)
+			continue;
+		s->ip = ip;
+		s->trace = trace;
+		smp_store_release(&s->key, class_idx + 1);
+		return;
+	}
+	pr_warn_once("crossrelease: stack cache full, later reports show call sites only\n");
+}
+
+/* Make sure the stack of this call site is known; unwinds once per site. */
+static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
+{
+	struct lock_trace *trace;
+
+	if (likely(xr_stack_lookup(class_idx, ip)))
+		return;
+	trace = lockdep_xr_save_trace();
+	if (!trace)
+		return;
+	atomic_long_inc(&xr_stats.stacks_saved);
+	xr_stack_insert(class_idx, ip, trace);
+}
+
+/* ---------------------------------------------------------------------
+ * Committed dependencies, so that a repeated commit costs a probe.
+ */
+#define XR_DEP_BITS	13
+#define XR_DEP_SIZE	(1U << XR_DEP_BITS)
+
+static unsigned int xr_deps[XR_DEP_SIZE];
+
+/* Never 0 nor one of the XR_SLOT_* marks: 13 + 13 + 2 bits, plus one. */
+static unsigned int xr_dep_key(unsigned int xclass, unsigned int class,
+			       unsigned int read)
+{
+	BUILD_BUG_ON(MAX_LOCKDEP_KEYS_BITS > 13);
+	return (xclass << 15 | class << 2 | read) + 1;
+}
+
+static bool xr_dep_involves(unsigned int key, unsigned int class_idx)
+{
+	key--;
+	return key >> 15 == class_idx || ((key >> 2) & 0x1fff) == class_idx;
+}
+
+static unsigned int *xr_dep_slot(unsigned int key, int probe)
+{
+	return &xr_deps[(hash_32(key, XR_DEP_BITS) + probe) & (XR_DEP_SIZE - 1)];
+}
+
+static bool xr_dep_cached(unsigned int key)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		unsigned int k = READ_ONCE(*xr_dep_slot(key, i));
+
+		if (k == key)
+			return true;
+		if (k == XR_SLOT_FREE)
+			break;
+	}
+	return false;
+}
+
+static void xr_dep_remember(unsigned int key)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		unsigned int *slot = xr_dep_slot(key, i);
+		unsigned int k = cmpxchg(slot, XR_SLOT_FREE, key);
+
+		if (k == XR_SLOT_FREE || k == key)
+			return;
+	}
+	/* Full: the pair is re-checked by lockdep next time, still correct. */
+}
+
+/**
+ * xr_zap_class - forget a lock class that lockdep is freeing
+ * @class_idx: index of the class in lock_classes[]
+ *
+ * Called by zap_class() under the graph lock.  Freed class indexes are
+ * reused only after an RCU grace period, and the lockless readers of both
+ * caches run with interrupts disabled, so marking the slots dead is enough.
+ */
+void xr_zap_class(unsigned int class_idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < XR_STACK_SIZE; i++) {
+		if (READ_ONCE(xr_stacks[i].key) == class_idx + 1)
+			WRITE_ONCE(xr_stacks[i].key, XR_SLOT_DEAD);
+	}
+	for (i = 0; i < XR_DEP_SIZE; i++) {
+		unsigned int k = READ_ONCE(xr_deps[i]);
+
+		if (k == XR_SLOT_FREE || k == XR_SLOT_DEAD)
+			continue;
+		if (xr_dep_involves(k, class_idx))
+			WRITE_ONCE(xr_deps[i], XR_SLOT_DEAD);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * History.
+ */
+static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
+			  unsigned long ip, unsigned int irq_context, u8 flags)
+{
+	struct xr_task *xt = &curr->xr;
+	struct xr_hist_entry *e = &xt->hist[xt->nr_written % XR_HIST_SIZE];
+
+	e->ip = ip;
+	e->gen = atomic_read(&xr_gen);
+	e->ctx = xr_ctx_id(curr, irq_context);
+	e->class_idx = class_idx;
+	e->irq_context = irq_context;
+	e->flags = flags;
+	xt->nr_written++;
+}
+
+/*
+ * Record a typical-lock acquisition (called with interrupts disabled from
+ * lock_acquire()).  Trylocks never wait, so they are never dependencies.
+ */
+void __xr_hist_add(struct task_struct *curr, struct held_lock *hlock)
+{
+	if (hlock->trylock || !hlock->check)
+		return;
+	xr_hist_write(curr, hlock->class_idx, hlock->acquire_ip,
+		      hlock->irq_context, hlock->read & XR_HIST_READ_MASK);
+	xr_stack_remember(hlock->class_idx, hlock->acquire_ip);
+}
+
+/* ---------------------------------------------------------------------
+ * Crosslock state.
+ */
+
+/**
+ * lockdep_init_map_crosslock - initialise a crosslock map
+ * @xmap:  the crosslock map
+ * @name:  class name, as shown in reports and /proc/lockdep
+ * @key:   class key; one per kind of crosslock, usually per init site
+ * @flags: CROSSLOCK_* flags
+ *
+ * Also used to re-initialise: a crosslock must not be in flight then.
+ */
+void lockdep_init_map_crosslock(struct lockdep_map_cross *xmap,
+				const char *name, struct lock_class_key *key,
+				unsigned int flags)
+{
+	struct cross_lock *x = &xmap->xlock;
+
+	lockdep_init_map_wait(&xmap->map, name, key, 0, LD_WAIT_INV);
+	x->lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
+	x->nr_acquired = 0;
+	x->gen = 0;
+	x->flags = flags;
+}
+EXPORT_SYMBOL_GPL(lockdep_init_map_crosslock);
+
+/* Statically initialised maps get their key from lockdep on first use. */
+static bool xr_initialised(struct lockdep_map_cross *xmap)
+{
+	return xmap->map.key || xmap->map.name;
+}
+
+/* A snapshot of a crosslock, taken at commit and used by the report. */
+struct xr_commit {
+	struct held_lock	xhlock;
+	unsigned int		gen;
+	pid_t			pid;
+	char			comm[XR_COMM_LEN];
+	unsigned int		irq_context;
+	struct xr_hist_entry	*entry;		/* being committed */
+};
+
+/* The commit in progress on this CPU, for the report hooks. */
+static DEFINE_PER_CPU(struct xr_commit *, xr_committing);
+
+static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
+{
+	struct cross_lock *x = &xmap->xlock;
+	bool in_flight;
+
+	arch_spin_lock(&x->lock);
+	in_flight = x->nr_acquired;
+	if (in_flight) {
+		memset(&c->xhlock, 0, sizeof(c->xhlock));
+		c->xhlock.class_idx = x->class_idx;
+		c->xhlock.acquire_ip = x->ip;
+		c->xhlock.instance = &xmap->map;
+		c->xhlock.check = 1;
+		c->gen = x->gen;
+		c->pid = x->pid;
+		memcpy(c->comm, x->comm, XR_COMM_LEN);
+	}
+	arch_spin_unlock(&x->lock);
+	return in_flight;
+}
+
+static void xr_acquired(struct lockdep_map_cross *xmap, unsigned int class_idx,
+			unsigned long ip)
+{
+	struct cross_lock *x = &xmap->xlock;
+
+	arch_spin_lock(&x->lock);
+	if (!x->nr_acquired++) {
+		atomic_inc(&xr_nr_in_flight);
+		x->gen = atomic_inc_return(&xr_gen);
+		x->class_idx = class_idx;
+		x->ip = ip;
+		x->pid = task_pid_nr(current);
+		BUILD_BUG_ON(XR_COMM_LEN != TASK_COMM_LEN);
+		memcpy(x->comm, current->comm, XR_COMM_LEN);
+	}
+	arch_spin_unlock(&x->lock);
+}
+
+/* Returns false if the crosslock was not acquired. */
+static bool xr_released(struct lockdep_map_cross *xmap)
+{
+	struct cross_lock *x = &xmap->xlock;
+	bool ok = true;
+
+	arch_spin_lock(&x->lock);
+	if (!x->nr_acquired)
+		ok = false;
+	else if (!--x->nr_acquired)
+		atomic_dec(&xr_nr_in_flight);
+	arch_spin_unlock(&x->lock);
+	return ok;
+}
+
+/**
+ * lock_acquire_crosslock - acquire (start waiting for) a crosslock
+ * @xmap:    the crosslock map
+ * @trylock: the acquisition cannot wait: no held lock depends on it
+ * @ip:      the caller
+ *
+ * A waiting acquisition makes every lock the caller holds depend on the
+ * crosslock, through lockdep's usual checks; then, whether it waits or
+ * not, the crosslock is in flight until lock_release_crosslock().
+ */
+void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
+			    unsigned long ip)
+{
+	unsigned long flags;
+	int class_idx;
+
+	if (!xr_enabled)
+		return;
+	if (unlikely(!xr_initialised(xmap))) {
+		xr_warn_once("acquire of uninitialised crosslock %px\n", xmap);
+		return;
+	}
+	if (!trylock)
+		lock_sync(&xmap->map, 0, 0, 1, NULL, ip);
+	if (!lockdep_xr_enter(&flags))
+		return;
+	class_idx = lockdep_xr_class_idx(&xmap->map);
+	if (class_idx >= 0) {
+		xr_acquired(xmap, class_idx, ip);
+		if (xmap->xlock.flags & CROSSLOCK_SELF_RELEASE)
+			current->xr.nr_waits++;
+		if (!trylock)
+			xr_hist_write(current, class_idx, ip,
+				      xr_irq_context(current), XR_HIST_WAIT);
+		xr_stack_remember(class_idx, ip);
+	}
+	lockdep_xr_exit(flags);
+}
+EXPORT_SYMBOL_GPL(lock_acquire_crosslock);
+
+/**
+ * lock_release_crosslock - end one acquisition of a crosslock
+ * @xmap: the crosslock map
+ * @ip:   the caller
+ *
+ * Releasing a crosslock that is not acquired is reported once.
+ */
+void lock_release_crosslock(struct lockdep_map_cross *xmap, unsigned long ip)
+{
+	unsigned long flags;
+	bool ok;
+
+	if (!xr_enabled)
+		return;
+	/*
+	 * Bookkeeping only: it must stay balanced even while lockdep is
+	 * off, so it does not go through lockdep_xr_enter().
+	 */
+	raw_local_irq_save(flags);
+	ok = xr_released(xmap);
+	if (ok && (xmap->xlock.flags & CROSSLOCK_SELF_RELEASE) &&
+	    current->xr.nr_waits)
+		current->xr.nr_waits--;
+	raw_local_irq_restore(flags);
+
+	if (unlikely(!ok) && debug_locks)
+		xr_warn_once("release of crosslock %s not acquired (double release?) at %pS\n",
+			     xmap->map.name, (void *)ip);
+}
+EXPORT_SYMBOL_GPL(lock_release_crosslock);
+
+/* ---------------------------------------------------------------------
+ * Commit.
+ */
+static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
+{
+	unsigned int key = xr_dep_key(c->xhlock.class_idx, e->class_idx,
+				      e->flags & XR_HIST_READ_MASK);
+	struct held_lock next = { };
+	int ret;
+
+	if (xr_dep_cached(key)) {
+		atomic_long_inc(&xr_stats.deps_cached);
+		return true;
+	}
+
+	next.class_idx = e->class_idx;
+	next.acquire_ip = e->ip;
+	next.irq_context = e->irq_context;
+	next.read = e->flags & XR_HIST_READ_MASK;
+	next.check = 1;
+
+	atomic_long_inc(&xr_stats.deps_checked);
+	c->entry = e;
+	this_cpu_write(xr_committing, c);
+	ret = lockdep_xr_add_dep(&c->xhlock, &next,
+				 xr_stack_lookup(e->class_idx, e->ip));
+	this_cpu_write(xr_committing, NULL);
+	if (!ret)
+		return false;	/* reported, or lockdep is off */
+	if (ret == 2)
+		atomic_long_inc(&xr_stats.deps_added);
+	xr_dep_remember(key);
+	return true;
+}
+
+/*
+ * Walk this context's history from the newest entry back to the crosslock's
+ * acquisition.  Entries of other context instances (the task under an
+ * interrupt, a previous work item) are skipped.
+ */
+static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
+{
+	struct xr_task *xt = &curr->xr;
+	unsigned int nr = min(xt->nr_written, XR_HIST_SIZE);
+	unsigned int ctx = xr_ctx_id(curr, c->irq_context);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct xr_hist_entry *e;
+
+		e = &xt->hist[(xt->nr_written - 1 - i) % XR_HIST_SIZE];
+		if (xr_gen_before(e->gen, c->gen))
+			return;
+		if (e->irq_context != c->irq_context || e->ctx != ctx)
+			continue;
+		if (e->flags & XR_HIST_WAIT)
+			continue;	/* crosslock -> crosslock: not yet */
+		if (!xr_commit_entry(c, e))
+			return;
+	}
+	if (xt->nr_written > XR_HIST_SIZE) {
+		atomic_long_inc(&xr_stats.hist_overflows);
+		pr_warn_once("crossrelease: history of %s/%d overflowed, acquisitions older than %u were not checked\n",
+			     curr->comm, task_pid_nr(curr), XR_HIST_SIZE);
+	}
+}
+
+/**
+ * lock_commit_crosslock - commit the dependencies of a crosslock release
+ * @xmap: the crosslock map
+ *
+ * Called by the releasing context before it wakes the waiters.  Every lock
+ * this context instance acquired since the crosslock was acquired becomes a
+ * dependency of the crosslock.  A crosslock nobody acquired (a completion
+ * completed before anyone waited) commits nothing.
+ */
+void lock_commit_crosslock(struct lockdep_map_cross *xmap)
+{
+	struct xr_commit c;
+	unsigned long flags;
+
+	if (!xr_enabled)
+		return;
+	if (unlikely(!xr_initialised(xmap))) {
+		xr_warn_once("commit of uninitialised crosslock %px\n", xmap);
+		return;
+	}
+	if (!lockdep_xr_enter(&flags))
+		return;
+	if (xr_snapshot(xmap, &c)) {
+		atomic_long_inc(&xr_stats.commits);
+		c.irq_context = xr_irq_context(current);
+		xr_commit_hist(current, &c);
+	}
+	lockdep_xr_exit(flags);
+}
+EXPORT_SYMBOL_GPL(lock_commit_crosslock);
+
+/* ---------------------------------------------------------------------
+ * Reports: lockdep's circular report, with a crosslock-aware header and
+ * scenario when the cycle was closed by a commit.
+ */
+static void xr_print_stack(unsigned int class_idx, unsigned long ip)
+{
+	struct lock_trace *trace = xr_stack_lookup(class_idx, ip);
+
+	if (trace)
+		lockdep_xr_print_trace(trace, 6);
+	else
+		printk("      %pS\n", (void *)ip);
+}
+
+static void xr_print_class_idx(unsigned int class_idx)
+{
+	lockdep_xr_print_class(lock_classes + class_idx);
+}
+
+bool xr_print_commit_header(struct held_lock *src, struct held_lock *tgt)
+{
+	struct xr_commit *c = this_cpu_read(xr_committing);
+	struct task_struct *curr = current;
+
+	if (!c)
+		return false;
+
+	pr_warn("%s/%d is releasing crosslock (in %s context):\n",
+		curr->comm, task_pid_nr(curr), xr_ctx_name(c->irq_context));
+	printk(" (");
+	xr_print_class_idx(tgt->class_idx);
+	printk(KERN_CONT ")\n");
+	pr_warn("\nwhich %s/%d acquired (waits for) at:\n", c->comm, c->pid);
+	xr_print_stack(tgt->class_idx, tgt->acquire_ip);
+	pr_warn("\nbut since then, this context acquired lock:\n");
+	printk(" (");
+	xr_print_class_idx(src->class_idx);
+	printk(KERN_CONT "), at: %pS\n", (void *)src->acquire_ip);
+	pr_warn("\nwith this stack (the first acquisition at this call site):\n");
+	xr_print_stack(src->class_idx, src->acquire_ip);
+	pr_warn("\nand that lock already depends on the crosslock.\n\n");
+	return true;
+}
+
+bool xr_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
+			      struct lock_class *parent)
+{
+	struct xr_commit *c = this_cpu_read(xr_committing);
+
+	if (!c)
+		return false;
+
+	if (parent != lock_classes + src->class_idx) {
+		printk("Chain exists of:\n  ");
+		xr_print_class_idx(src->class_idx);
+		printk(KERN_CONT " --> ");
+		lockdep_xr_print_class(parent);
+		printk(KERN_CONT " --> ");
+		xr_print_class_idx(tgt->class_idx);
+		printk(KERN_CONT "\n\n");
+	}
+	printk(" Possible unsafe locking scenario by crosslock:\n\n");
+	printk("       %-24s%s\n", "ACQUIRER", "RELEASER");
+	printk("       %-24s%s\n", "--------", "--------");
+	printk("  lock(");
+	lockdep_xr_print_class(parent);
+	printk(KERN_CONT ");\n");
+	printk("  acquire(");
+	xr_print_class_idx(tgt->class_idx);
+	printk(KERN_CONT ");\n");
+	printk("                               lock(");
+	xr_print_class_idx(src->class_idx);
+	printk(KERN_CONT ");\n");
+	printk("                               release(");
+	xr_print_class_idx(tgt->class_idx);
+	printk(KERN_CONT ");\n");
+	printk("\n *** DEADLOCK ***\n\n");
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * /proc/lockdep_stats
+ */
+void xr_show_stats(struct seq_file *m)
+{
+	seq_printf(m, " crossrelease tracking:         %11s\n",
+		   xr_enabled ? "on" : "off");
+	seq_printf(m, " crosslocks in flight:          %11u\n",
+		   atomic_read(&xr_nr_in_flight));
+	seq_printf(m, " crosslock commits:             %11lu\n",
+		   atomic_long_read(&xr_stats.commits));
+	seq_printf(m, " crossrelease deps checked:     %11lu\n",
+		   atomic_long_read(&xr_stats.deps_checked));
+	seq_printf(m, " crossrelease deps added:       %11lu\n",
+		   atomic_long_read(&xr_stats.deps_added));
+	seq_printf(m, " crossrelease deps cached:      %11lu\n",
+		   atomic_long_read(&xr_stats.deps_cached));
+	seq_printf(m, " crossrelease hist overwritten: %11lu\n",
+		   atomic_long_read(&xr_stats.hist_overflows));
+	seq_printf(m, " crossrelease stacks saved:     %11lu\n",
+		   atomic_long_read(&xr_stats.stacks_saved));
+	seq_printf(m, " crossrelease misuse warnings:  %11lu\n",
+		   atomic_long_read(&xr_stats.misuse));
+}
