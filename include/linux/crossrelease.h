@@ -28,7 +28,6 @@ struct cross_lock {
 	arch_spinlock_t	lock;		/* serialises the fields below */
 	unsigned int	nr_acquired;	/* acquisitions not yet released */
 	unsigned int	gen;		/* generation of the first of them */
-	unsigned int	class_idx;	/* lockdep class of the crosslock */
 	unsigned int	flags;		/* CROSSLOCK_* */
 	pid_t		pid;		/* who acquired it first */
 	unsigned long	ip;		/* and where */

@@ -402,13 +402,16 @@ static DEFINE_PER_CPU(struct xr_commit *, xr_committing);
 static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
 {
 	struct cross_lock *x = &xmap->xlock;
+	int class_idx = lockdep_xr_class_idx(&xmap->map);
 	bool in_flight;
 
+	if (class_idx < 0)
+		return false;
 	arch_spin_lock(&x->lock);
 	in_flight = x->nr_acquired;
 	if (in_flight) {
 		memset(&c->xhlock, 0, sizeof(c->xhlock));
-		c->xhlock.class_idx = x->class_idx;
+		c->xhlock.class_idx = class_idx;
 		c->xhlock.acquire_ip = x->ip;
 		c->xhlock.instance = &xmap->map;
 		c->xhlock.check = 1;
@@ -420,8 +423,11 @@ static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
 	return in_flight;
 }
 
-static void xr_acquired(struct lockdep_map_cross *xmap, unsigned int class_idx,
-			unsigned long ip)
+/*
+ * Bookkeeping only, done even while lockdep is off so that acquisitions
+ * and releases stay balanced across a report.
+ */
+static void xr_acquired(struct lockdep_map_cross *xmap, unsigned long ip)
 {
 	struct cross_lock *x = &xmap->xlock;
 
@@ -429,7 +435,6 @@ static void xr_acquired(struct lockdep_map_cross *xmap, unsigned int class_idx,
 	if (!x->nr_acquired++) {
 		atomic_inc(&xr_nr_in_flight);
 		x->gen = atomic_inc_return(&xr_gen);
-		x->class_idx = class_idx;
 		x->ip = ip;
 		x->pid = task_pid_nr(current);
 		BUILD_BUG_ON(XR_COMM_LEN != TASK_COMM_LEN);
@@ -477,13 +482,17 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 	}
 	if (!trylock)
 		lock_sync(&xmap->map, 0, 0, 1, NULL, ip);
+
+	raw_local_irq_save(flags);
+	xr_acquired(xmap, ip);
+	if (xmap->xlock.flags & CROSSLOCK_SELF_RELEASE)
+		current->xr.nr_waits++;
+	raw_local_irq_restore(flags);
+
 	if (!lockdep_xr_enter(&flags))
 		return;
 	class_idx = lockdep_xr_class_idx(&xmap->map);
 	if (class_idx >= 0) {
-		xr_acquired(xmap, class_idx, ip);
-		if (xmap->xlock.flags & CROSSLOCK_SELF_RELEASE)
-			current->xr.nr_waits++;
 		if (!trylock)
 			xr_hist_write(current, class_idx, ip,
 				      xr_irq_context(current), XR_HIST_WAIT);

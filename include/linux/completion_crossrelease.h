@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Completions as crosslocks (CONFIG_LOCKDEP_COMPLETIONS).
+ *
+ * Waiting for a completion acquires its crosslock, complete() and
+ * complete_all() commit it, and the end of the wait releases it.  Each
+ * initialisation site is a class, "(complete)<expression>".  Only
+ * <linux/completion.h> includes this file.
+ */
+#ifndef __LINUX_COMPLETION_CROSSRELEASE_H
+#define __LINUX_COMPLETION_CROSSRELEASE_H
+
+#include <linux/crossrelease.h>
+#include <linux/limits.h>
+
+#define COMPLETION_MAP_INIT(work)					\
+	, .map = STATIC_CROSS_LOCKDEP_MAP_INIT("(complete)" #work, NULL,	\
+					       CROSSLOCK_SELF_RELEASE)
+
+/**
+ * init_completion - Initialize a dynamically allocated completion
+ * @x:  pointer to completion structure that is to be initialized
+ *
+ * Every call site is its own lockdep class, named after @x.
+ */
+#define init_completion(x)						\
+do {									\
+	static struct lock_class_key __key;				\
+									\
+	lockdep_init_map_crosslock(&(x)->map, "(complete)" #x, &__key,	\
+				   CROSSLOCK_SELF_RELEASE);		\
+	__init_completion(x);						\
+} while (0)
+
+/**
+ * init_completion_map - Initialize a completion in the class of a lock
+ * @x:  pointer to completion structure that is to be initialized
+ * @m:  lockdep map whose class waiting for @x acquires
+ *
+ * For completions that stand for an existing lockdep map, such as the
+ * bio completion of a disk or the flush of a work item.
+ */
+#define init_completion_map(x, m)					\
+do {									\
+	lockdep_init_map_crosslock(&(x)->map, (m)->name, (m)->key,	\
+				   CROSSLOCK_SELF_RELEASE);		\
+	__init_completion(x);						\
+} while (0)
+
+/*
+ * A wait with a finite timeout ends by itself, so by default it is not a
+ * wait dependency (MAX_SCHEDULE_TIMEOUT is LONG_MAX).
+ */
+static inline bool complete_wait_tracked(long timeout)
+{
+	return timeout == LONG_MAX ||
+	       IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS_TIMEOUT);
+}
+
+static inline void complete_acquire(struct completion *x, long timeout,
+				    unsigned long ip)
+{
+	if (complete_wait_tracked(timeout))
+		lock_acquire_crosslock(&x->map, 0, ip);
+}
+
+static inline void complete_release(struct completion *x, long timeout,
+				    unsigned long ip)
+{
+	if (complete_wait_tracked(timeout))
+		lock_release_crosslock(&x->map, ip);
+}
+
+static inline void complete_commit(struct completion *x)
+{
+	lock_commit_crosslock(&x->map);
+}
+
+#endif /* __LINUX_COMPLETION_CROSSRELEASE_H */

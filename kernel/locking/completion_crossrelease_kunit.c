@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for completions as crosslocks (CONFIG_LOCKDEP_COMPLETIONS).
+ *
+ * Lockdep finds deadlocks that did not happen: a case first lets lockdep
+ * learn one half of a cycle in a run that cannot hang ("learn"), then
+ * plays the other half ("close").  Each case asserts the report, or its
+ * absence and that lockdep is still on.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/swait.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+#include "lockdep_internals.h"
+#include "lockdep_kunit.h"
+#include "lockdep_crossrelease.h"
+
+#define NR_WAITERS	3
+
+struct cmp_ctx {
+	struct lock_class_key key_m;
+	struct mutex m;
+	struct completion done, other, idle;
+	struct lockdep_capture cap;
+	struct work_struct work;
+	struct hrtimer hrtimer;
+	struct timer_list timer;
+	bool fired;
+};
+
+/* One class per init site: these two are different classes. */
+static void init_done(struct cmp_ctx *ctx)
+{
+	init_completion(&ctx->done);
+}
+
+static void init_other(struct cmp_ctx *ctx)
+{
+	init_completion(&ctx->other);
+}
+
+static int cmp_test_init(struct kunit *test)
+{
+	struct cmp_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	lockdep_register_key(&ctx->key_m);
+	mutex_init(&ctx->m);
+	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "cmp_test_M");
+	init_done(ctx);
+	init_other(ctx);
+	init_completion(&ctx->idle);
+	test->priv = ctx;
+
+	if (!crossrelease_enabled())
+		kunit_skip(test, "booted with crossrelease=off");
+	if (!lockdep_kunit_is_on())
+		kunit_skip(test, "lockdep is off (earlier report?)");
+	lockdep_kunit_capture_start(&ctx->cap);
+	return 0;
+}
+
+static void cmp_test_exit(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+
+	mutex_destroy(&ctx->m);
+	lockdep_unregister_key(&ctx->key_m);
+	kfree(ctx);
+}
+
+/* --- Waiters, in their own kthreads --- */
+
+enum wait_kind { WAIT_PLAIN, WAIT_UNDER_M, WAIT_TIMEOUT_UNDER_M };
+
+struct waiter {
+	struct cmp_ctx *ctx;
+	struct completion *c;
+	enum wait_kind kind;
+	struct task_struct *task;
+};
+
+static int waiter_fn(void *data)
+{
+	struct waiter *w = data;
+
+	if (w->kind != WAIT_PLAIN)
+		mutex_lock(&w->ctx->m);
+	if (w->kind == WAIT_TIMEOUT_UNDER_M)
+		wait_for_completion_timeout(w->c, 60 * HZ);
+	else
+		wait_for_completion(w->c);
+	if (w->kind != WAIT_PLAIN)
+		mutex_unlock(&w->ctx->m);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void start_waiter(struct kunit *test, struct waiter *w,
+			 struct cmp_ctx *ctx, struct completion *c,
+			 enum wait_kind kind)
+{
+	w->ctx = ctx;
+	w->c = c;
+	w->kind = kind;
+	w->task = kthread_run(waiter_fn, w, "cmp_waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w->task));
+}
+
+/* Until @nr tasks wait on @c (their crosslock acquisition is done). */
+static void until_waiting(struct completion *c, int nr)
+{
+	struct swait_queue *q;
+	unsigned long flags;
+	int i, n;
+
+	for (i = 0; i < 5000; i++) {
+		n = 0;
+		raw_spin_lock_irqsave(&c->wait.lock, flags);
+		list_for_each_entry(q, &c->wait.task_list, task_list)
+			n++;
+		raw_spin_unlock_irqrestore(&c->wait.lock, flags);
+		if (n >= nr)
+			return;
+		usleep_range(200, 400);
+	}
+}
+
+static void stop_waiter(struct waiter *w)
+{
+	kthread_stop(w->task);
+}
+
+static void take_m(struct cmp_ctx *ctx)
+{
+	mutex_lock(&ctx->m);
+	mutex_unlock(&ctx->m);
+}
+
+/* Learn M -> (complete)done: wait under M, completed by someone else. */
+static void learn_wait_under_m(struct kunit *test, struct cmp_ctx *ctx,
+			       struct completion *c, enum wait_kind kind)
+{
+	struct waiter w;
+
+	reinit_completion(c);
+	start_waiter(test, &w, ctx, c, kind);
+	until_waiting(c, 1);
+	complete(c);
+	stop_waiter(&w);
+	reinit_completion(c);
+}
+
+static void expect_quiet(struct kunit *test, struct cmp_ctx *ctx)
+{
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+}
+
+static void expect_report(struct kunit *test, struct cmp_ctx *ctx,
+			  const char *cls)
+{
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+		"possible circular locking dependency detected"));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  "(cmp_test_M)"));
+	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls),
+			      "class %s not named", cls);
+	lockdep_kunit_reset();
+}
+
+/* --- Completers --- */
+
+static int take_m_and_complete_fn(void *data)
+{
+	struct cmp_ctx *ctx = data;
+
+	take_m(ctx);
+	complete(&ctx->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * Seed example 3: A holds M and waits for C; B takes M and then completes
+ * C.  The completer here is a kthread.
+ */
+static void cmp_seed3_reported(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	struct task_struct *t;
+	struct waiter w;
+
+	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
+
+	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
+	until_waiting(&ctx->done, 1);
+	t = kthread_run(take_m_and_complete_fn, ctx, "cmp_completer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	stop_waiter(&w);
+	kthread_stop(t);
+
+	expect_report(test, ctx, "(complete)&ctx->done");
+}
+
+static void take_m_and_complete_work(struct work_struct *work)
+{
+	struct cmp_ctx *ctx = container_of(work, struct cmp_ctx, work);
+
+	take_m(ctx);
+	complete(&ctx->done);
+}
+
+/* The completer is a work item that takes the mutex. */
+static void cmp_work_completer_reported(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	struct waiter w;
+
+	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
+
+	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
+	until_waiting(&ctx->done, 1);
+	INIT_WORK(&ctx->work, take_m_and_complete_work);
+	schedule_work(&ctx->work);
+	flush_work(&ctx->work);
+	stop_waiter(&w);
+
+	expect_report(test, ctx, "(complete)&ctx->done");
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  "work item context"));
+}
+
+/* Keep a crosslock in flight so that every acquisition is recorded. */
+static void hold_idle_waiter(struct kunit *test, struct cmp_ctx *ctx,
+			     struct waiter *w)
+{
+	start_waiter(test, w, ctx, &ctx->idle, WAIT_PLAIN);
+	until_waiting(&ctx->idle, 1);
+}
+
+static void release_idle_waiter(struct cmp_ctx *ctx, struct waiter *w)
+{
+	complete(&ctx->idle);
+	stop_waiter(w);
+}
+
+/* The completer took M before the wait began: no dependency. */
+static void cmp_mutex_before_wait_quiet(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	struct waiter idle, w;
+
+	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
+	hold_idle_waiter(test, ctx, &idle);
+
+	take_m(ctx);
+	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
+	until_waiting(&ctx->done, 1);
+	complete(&ctx->done);
+	stop_waiter(&w);
+
+	release_idle_waiter(ctx, &idle);
+	expect_quiet(test, ctx);
+}
+
+/* The completer only trylocks M: a trylock never waits. */
+static void cmp_trylock_quiet(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	struct waiter w;
+
+	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
+
+	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
+	until_waiting(&ctx->done, 1);
+	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->m));
+	mutex_unlock(&ctx->m);
+	complete(&ctx->done);
+	stop_waiter(&w);
+
+	expect_quiet(test, ctx);
+}
+
+/* M -> one completion class, the other class -> M: no cycle. */
+static void cmp_different_init_sites_quiet(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	struct waiter w;
+
+	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
+
+	start_waiter(test, &w, ctx, &ctx->other, WAIT_PLAIN);
+	until_waiting(&ctx->other, 1);
+	take_m(ctx);
+	complete(&ctx->other);
+	stop_waiter(&w);
+
+	expect_quiet(test, ctx);
+}
+
+/*
+ * Completed from an interrupt that lands on this task, which took M after
+ * the wait began: the interrupt's history is its own.
+ */
+static enum hrtimer_restart complete_hrtimer_fn(struct hrtimer *t)
+{
+	struct cmp_ctx *ctx = container_of(t, struct cmp_ctx, hrtimer);
+
+	complete(&ctx->done);
+	WRITE_ONCE(ctx->fired, true);
+	return HRTIMER_NORESTART;
+}
+
+static void complete_timer_fn(struct timer_list *t)
+{
+	struct cmp_ctx *ctx = container_of(t, struct cmp_ctx, timer);
+
+	complete(&ctx->done);
+	WRITE_ONCE(ctx->fired, true);
+}
+
+static void cmp_irq_completer_quiet(struct kunit *test, bool hard)
+{
+	struct cmp_ctx *ctx = test->priv;
+	unsigned long timeout;
+	struct waiter w;
+	bool fired;
+
+	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
+
+	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
+	until_waiting(&ctx->done, 1);
+	take_m(ctx);
+	preempt_disable();
+	if (hard) {
+		hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		ctx->hrtimer.function = complete_hrtimer_fn;
+		hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	} else {
+		timer_setup(&ctx->timer, complete_timer_fn, 0);
+		ctx->timer.expires = jiffies + 1;
+		add_timer_on(&ctx->timer, smp_processor_id());
+	}
+	timeout = jiffies + 5 * HZ;
+	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
+		cpu_relax();
+	fired = READ_ONCE(ctx->fired);
+	preempt_enable();
+	if (hard)
+		hrtimer_cancel(&ctx->hrtimer);
+	else
+		del_timer_sync(&ctx->timer);
+	if (!fired)
+		complete(&ctx->done);
+	stop_waiter(&w);
+
+	KUNIT_EXPECT_TRUE(test, fired);
+	expect_quiet(test, ctx);
+}
+
+static void cmp_hrtimer_completer_quiet(struct kunit *test)
+{
+	cmp_irq_completer_quiet(test, true);
+}
+
+static void cmp_timer_completer_quiet(struct kunit *test)
+{
+	cmp_irq_completer_quiet(test, false);
+}
+
+/* complete_all() with several waiters commits once, releases them all. */
+static void cmp_complete_all_reported(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	struct waiter w[NR_WAITERS];
+	int in_flight, i;
+
+	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
+	in_flight = atomic_read(&xr_nr_in_flight);
+
+	for (i = 0; i < NR_WAITERS; i++)
+		start_waiter(test, &w[i], ctx, &ctx->done, WAIT_PLAIN);
+	until_waiting(&ctx->done, NR_WAITERS);
+	take_m(ctx);
+	complete_all(&ctx->done);
+	for (i = 0; i < NR_WAITERS; i++)
+		stop_waiter(&w[i]);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&xr_nr_in_flight), in_flight);
+	expect_report(test, ctx, "(complete)&ctx->done");
+}
+
+/* Thousands of on-stack completions: one class, bounded table growth. */
+static void onstack_round(struct cmp_ctx *ctx)
+{
+	DECLARE_COMPLETION_ONSTACK(onstack);
+
+	mutex_lock(&ctx->m);
+	complete(&onstack);
+	wait_for_completion(&onstack);
+	mutex_unlock(&ctx->m);
+}
+
+static void cmp_onstack_10000_quiet(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	unsigned long classes, entries, chains;
+	int in_flight, i;
+	u64 traces;
+
+	/* The first rounds create the class and its dependencies */
+	for (i = 0; i < 10; i++)
+		onstack_round(ctx);
+	classes = nr_lock_classes;
+	entries = nr_list_entries;
+	chains = lock_chain_count();
+	traces = lockdep_stack_trace_count();
+	in_flight = atomic_read(&xr_nr_in_flight);
+
+	for (i = 0; i < 10000; i++)
+		onstack_round(ctx);
+
+	expect_quiet(test, ctx);
+	KUNIT_EXPECT_EQ(test, nr_lock_classes, classes);
+	KUNIT_EXPECT_LE(test, nr_list_entries, entries + 4);
+	KUNIT_EXPECT_LE(test, lock_chain_count(), chains + 4);
+	KUNIT_EXPECT_LE(test, lockdep_stack_trace_count(), traces + 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&xr_nr_in_flight), in_flight);
+}
+
+/* A wait with a finite timeout is not a wait dependency by default. */
+static void cmp_timeout_wait_quiet(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	struct waiter w;
+
+	if (IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS_TIMEOUT))
+		kunit_skip(test, "CONFIG_LOCKDEP_COMPLETIONS_TIMEOUT=y");
+
+	learn_wait_under_m(test, ctx, &ctx->done, WAIT_TIMEOUT_UNDER_M);
+
+	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
+	until_waiting(&ctx->done, 1);
+	take_m(ctx);
+	complete(&ctx->done);
+	stop_waiter(&w);
+
+	expect_quiet(test, ctx);
+}
+
+static struct kunit_case cmp_test_cases[] = {
+	KUNIT_CASE(cmp_seed3_reported),
+	KUNIT_CASE(cmp_work_completer_reported),
+	KUNIT_CASE(cmp_mutex_before_wait_quiet),
+	KUNIT_CASE(cmp_trylock_quiet),
+	KUNIT_CASE(cmp_different_init_sites_quiet),
+	KUNIT_CASE(cmp_hrtimer_completer_quiet),
+	KUNIT_CASE(cmp_timer_completer_quiet),
+	KUNIT_CASE(cmp_complete_all_reported),
+	KUNIT_CASE(cmp_onstack_10000_quiet),
+	KUNIT_CASE(cmp_timeout_wait_quiet),
+	{}
+};
+
+static struct kunit_suite cmp_test_suite = {
+	.name = "crossrelease_completion",
+	.init = cmp_test_init,
+	.exit = cmp_test_exit,
+	.test_cases = cmp_test_cases,
+};
+kunit_test_suite(cmp_test_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for completions as lockdep crosslocks");
