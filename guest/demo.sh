@@ -4,6 +4,14 @@
 # A scenario is a shell snippet; it may set TITLE and must define run(),
 # which provokes (or prints) a report.  See guest/demo.d/README.
 dmesg -n 1	# reports are printed below, not twice on the console
+
+# Run one scenario of lib/test_crossrelease.c, then re-arm lockdep.
+xr_scenario() {
+	knob=/sys/kernel/debug/test_crossrelease/run
+	[ -w $knob ] || modprobe test_crossrelease || { echo "(no test_crossrelease module)"; return; }
+	echo "$1" > $knob
+	echo rearm > $knob
+}
 for s in /xr/demo.d/*.sh; do
 	[ -f "$s" ] || continue
 	TITLE=$(basename "$s" .sh)

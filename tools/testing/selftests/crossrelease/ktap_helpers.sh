@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Small KTAP helpers for the crossrelease kselftests (POSIX sh, busybox).
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+ktap_n=0
+ktap_failed=0
+
+ktap_header() {
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_ok() {
+	ktap_n=$((ktap_n + 1))
+	echo "ok $ktap_n $1"
+}
+
+ktap_fail() {
+	ktap_n=$((ktap_n + 1))
+	ktap_failed=1
+	echo "not ok $ktap_n $1"
+}
+
+ktap_skip_all() {
+	echo "1..0 # SKIP $1"
+	exit $KSFT_SKIP
+}
+
+ktap_finish() {
+	[ $ktap_failed -eq 0 ] && exit $KSFT_PASS
+	exit $KSFT_FAIL
+}
+
+lockdep_stat() {
+	awk -F: -v k="$1" '$1 ~ k { gsub(/ /, "", $2); print $2 }' /proc/lockdep_stats
+}
+
+# Lockdep reports once per boot: a test that needs it on must find it on.
+require_lockdep_on() {
+	[ -r /proc/lockdep_stats ] || ktap_skip_all "no /proc/lockdep_stats (CONFIG_PROVE_LOCKING)"
+	grep -q "crossrelease tracking: *on" /proc/lockdep_stats ||
+		ktap_skip_all "crossrelease tracking is off"
+	[ "$(lockdep_stat debug_locks)" = 1 ] ||
+		ktap_skip_all "lockdep already off (an earlier report)"
+}
+
+check_lockdep_on() {
+	if [ "$(lockdep_stat debug_locks)" = 1 ]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1"
+	fi
+}
+
+# The lockdep report headlines, all of which start with these words.
+report_re='WARNING: possible|WARNING: inconsistent|WARNING: bad unlock|WARNING: held lock|BUG: MAX_LOCK|INFO: trying to register|WARNING: suspicious RCU'
+
+check_no_report_since() {
+	if dmesg | tail -n +"$(($1 + 1))" | grep -E "$report_re"; then
+		ktap_fail "$2"
+	else
+		ktap_ok "$2"
+	fi
+}

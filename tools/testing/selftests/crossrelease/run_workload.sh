@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# A real workload must leave lockdep silent with crossrelease on: the
+# block layer (ext4 on a loop device backed by a file on tmpfs, with
+# fallocate, sync and fstrim), workqueue flushes and kthread creation
+# and teardown, which is where the 4.14 completions produced false
+# reports.  Output is KTAP; exit 0 on pass, 4 (KSFT_SKIP) if the kernel
+# lacks what the test needs.
+
+. ./ktap_helpers.sh
+
+img=/tmp/xr-workload.img
+mnt=/tmp/xr-workload.mnt
+
+ktap_header 4
+require_lockdep_on
+mark=$(dmesg | wc -l)
+
+workload_ext4_on_loop() {
+	truncate -s 64M "$img" &&
+	mke2fs -q -F -t ext4 "$img" &&
+	dev=$(losetup -f) && losetup "$dev" "$img" &&
+	mkdir -p "$mnt" && mount -t ext4 "$dev" "$mnt" &&
+	for i in 1 2 3 4; do
+		dd if=/dev/zero of="$mnt/file$i" bs=64k count=64 2>/dev/null || return 1
+	done &&
+	fallocate -l 8M "$mnt/prealloc" &&
+	sync &&
+	cat "$mnt"/file* > /dev/null &&
+	rm -f "$mnt"/file* "$mnt/prealloc" &&
+	sync &&
+	fstrim "$mnt" &&
+	umount "$mnt" &&
+	losetup -d "$dev" &&
+	rm -f "$img"
+}
+
+workload_threads() {
+	# every loop device setup and teardown creates and stops kthreads
+	# and flushes workqueues; so do remounts and syncs
+	i=0
+	while [ $i -lt 3 ]; do
+		truncate -s 16M "$img" && mke2fs -q -F -t ext4 "$img" &&
+		dev=$(losetup -f) && losetup "$dev" "$img" &&
+		mount -t ext4 "$dev" "$mnt" && sync &&
+		mount -o remount,ro "$mnt" && umount "$mnt" &&
+		losetup -d "$dev" || return 1
+		i=$((i + 1))
+	done
+	rm -f "$img"
+}
+
+if workload_ext4_on_loop; then
+	ktap_ok "ext4 on loop: write, fallocate, sync, read, delete, fstrim"
+else
+	ktap_fail "ext4 on loop: write, fallocate, sync, read, delete, fstrim"
+fi
+if workload_threads; then
+	ktap_ok "loop setup/teardown, remount, sync (kthreads, flushes)"
+else
+	ktap_fail "loop setup/teardown, remount, sync (kthreads, flushes)"
+fi
+check_no_report_since "$mark" "no lockdep report during the workload"
+check_lockdep_on "lockdep still on after the workload"
+ktap_finish
