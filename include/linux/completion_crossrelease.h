@@ -26,10 +26,11 @@
 #define init_completion(x)						\
 do {									\
 	static struct lock_class_key __key;				\
+	struct completion *__x = (x);					\
 									\
-	lockdep_init_map_crosslock(&(x)->map, "(complete)" #x, &__key,	\
+	lockdep_init_map_crosslock(&__x->map, "(complete)" #x, &__key,	\
 				   CROSSLOCK_SELF_RELEASE);		\
-	__init_completion(x);						\
+	__init_completion(__x);						\
 } while (0)
 
 /**
@@ -42,9 +43,12 @@ do {									\
  */
 #define init_completion_map(x, m)					\
 do {									\
-	lockdep_init_map_crosslock(&(x)->map, (m)->name, (m)->key,	\
+	struct completion *__x = (x);					\
+	struct lockdep_map *__m = (m);					\
+									\
+	lockdep_init_map_crosslock(&__x->map, __m->name, __m->key,	\
 				   CROSSLOCK_SELF_RELEASE);		\
-	__init_completion(x);						\
+	__init_completion(__x);						\
 } while (0)
 
 /*

@@ -27,7 +27,7 @@
 
 struct cmp_ctx {
 	struct lock_class_key key_m;
-	struct mutex m;
+	struct mutex m;		/* the lock of the deadlock scenarios */
 	struct completion done, other, idle;
 	struct lockdep_capture cap;
 	struct work_struct work;
@@ -172,7 +172,7 @@ static void expect_report(struct kunit *test, struct cmp_ctx *ctx,
 {
 	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-		"possible circular locking dependency detected"));
+							  "possible circular locking dependency detected"));
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
 							  "(cmp_test_M)"));
 	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls),
@@ -481,6 +481,7 @@ static struct kunit_suite cmp_test_suite = {
 	.exit = cmp_test_exit,
 	.test_cases = cmp_test_cases,
 };
+
 kunit_test_suite(cmp_test_suite);
 
 MODULE_LICENSE("GPL");

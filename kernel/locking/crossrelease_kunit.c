@@ -371,7 +371,7 @@ static void xr_misuse_warns(struct kunit *test)
 	for (i = 0; i < 100; i++) {	/* the exit check runs late in do_exit() */
 		if (atomic_long_read(&xr_stats.misuse) > misuse + 2)
 			break;
-		msleep(10);
+		usleep_range(10000, 20000);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 3);
 	lock_release_crosslock(&ctx->z, XR_IP);		/* balance it */
@@ -397,6 +397,7 @@ static struct kunit_suite xr_test_suite = {
 	.exit = xr_test_exit,
 	.test_cases = xr_test_cases,
 };
+
 kunit_test_suite(xr_test_suite);
 
 MODULE_LICENSE("GPL");

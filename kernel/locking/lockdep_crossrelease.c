@@ -30,6 +30,7 @@
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
+#include <linux/kallsyms.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -198,6 +199,7 @@ static struct lock_trace *xr_stack_lookup(unsigned int class_idx,
 
 	for (i = 0; i < XR_PROBES; i++) {
 		struct xr_stack_slot *s = xr_stack_slot(class_idx, ip, i);
+		/* pairs with the release in xr_stack_insert(): ip, trace */
 		unsigned int key = smp_load_acquire(&s->key);
 
 		if (key == XR_SLOT_FREE)
@@ -220,6 +222,7 @@ static void xr_stack_insert(unsigned int class_idx, unsigned long ip,
 			continue;
 		s->ip = ip;
 		s->trace = trace;
+		/* publish ip and trace before the key that finds them */
 		smp_store_release(&s->key, class_idx + 1);
 		return;
 	}
@@ -477,7 +480,7 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 	if (!xr_enabled)
 		return;
 	if (unlikely(!xr_initialised(xmap))) {
-		xr_warn_once("acquire of uninitialised crosslock %px\n", xmap);
+		xr_warn_once("acquire of uninitialised crosslock %p\n", xmap);
 		return;
 	}
 	if (!trylock)
@@ -617,7 +620,7 @@ void lock_commit_crosslock(struct lockdep_map_cross *xmap)
 	if (!xr_enabled)
 		return;
 	if (unlikely(!xr_initialised(xmap))) {
-		xr_warn_once("commit of uninitialised crosslock %px\n", xmap);
+		xr_warn_once("commit of uninitialised crosslock %p\n", xmap);
 		return;
 	}
 	if (!lockdep_xr_enter(&flags))
@@ -642,33 +645,53 @@ static void xr_print_stack(unsigned int class_idx, unsigned long ip)
 	if (trace)
 		lockdep_xr_print_trace(trace, 6);
 	else
-		printk("      %pS\n", (void *)ip);
+		pr_warn("      %pS\n", (void *)ip);
 }
 
-static void xr_print_class_idx(unsigned int class_idx)
+#define XR_NAME_LEN	(KSYM_NAME_LEN + 16)
+
+/*
+ * Only the caller that turned debug_locks off prints a report, so one set
+ * of buffers is enough and keeps them off the stack.
+ */
+static char xr_names[3][XR_NAME_LEN];
+
+/* A class name as lockdep prints it: name, #version, /subclass. */
+static const char *xr_class_name(struct lock_class *class, char *buf)
 {
-	lockdep_xr_print_class(lock_classes + class_idx);
+	const char *name = READ_ONCE(class->name);
+	int n;
+
+	if (!name) {
+		snprintf(buf, XR_NAME_LEN, "%ps", class->key);
+		return buf;
+	}
+	n = snprintf(buf, XR_NAME_LEN, "%s", name);
+	if (class->name_version > 1)
+		n += snprintf(buf + n, XR_NAME_LEN - n, "#%d", class->name_version);
+	if (class->subclass)
+		snprintf(buf + n, XR_NAME_LEN - n, "/%d", class->subclass);
+	return buf;
 }
 
 bool xr_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 {
 	struct xr_commit *c = this_cpu_read(xr_committing);
 	struct task_struct *curr = current;
+	char *name = xr_names[0];
 
 	if (!c)
 		return false;
 
 	pr_warn("%s/%d is releasing crosslock (in %s context):\n",
 		curr->comm, task_pid_nr(curr), xr_ctx_name(c->irq_context));
-	printk(" (");
-	xr_print_class_idx(tgt->class_idx);
-	printk(KERN_CONT ")\n");
+	pr_warn(" (%s)\n", xr_class_name(lock_classes + tgt->class_idx, name));
 	pr_warn("\nwhich %s/%d acquired (waits for) at:\n", c->comm, c->pid);
 	xr_print_stack(tgt->class_idx, tgt->acquire_ip);
 	pr_warn("\nbut since then, this context acquired lock:\n");
-	printk(" (");
-	xr_print_class_idx(src->class_idx);
-	printk(KERN_CONT "), at: %pS\n", (void *)src->acquire_ip);
+	pr_warn(" (%s), at: %pS\n",
+		xr_class_name(lock_classes + src->class_idx, name),
+		(void *)src->acquire_ip);
 	pr_warn("\nwith this stack (the first acquisition at this call site):\n");
 	xr_print_stack(src->class_idx, src->acquire_ip);
 	pr_warn("\nand that lock already depends on the crosslock.\n\n");
@@ -679,35 +702,25 @@ bool xr_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
 			      struct lock_class *parent)
 {
 	struct xr_commit *c = this_cpu_read(xr_committing);
+	char *xname = xr_names[0], *sname = xr_names[1], *pname = xr_names[2];
 
 	if (!c)
 		return false;
 
-	if (parent != lock_classes + src->class_idx) {
-		printk("Chain exists of:\n  ");
-		xr_print_class_idx(src->class_idx);
-		printk(KERN_CONT " --> ");
-		lockdep_xr_print_class(parent);
-		printk(KERN_CONT " --> ");
-		xr_print_class_idx(tgt->class_idx);
-		printk(KERN_CONT "\n\n");
-	}
-	printk(" Possible unsafe locking scenario by crosslock:\n\n");
-	printk("       %-24s%s\n", "ACQUIRER", "RELEASER");
-	printk("       %-24s%s\n", "--------", "--------");
-	printk("  lock(");
-	lockdep_xr_print_class(parent);
-	printk(KERN_CONT ");\n");
-	printk("  acquire(");
-	xr_print_class_idx(tgt->class_idx);
-	printk(KERN_CONT ");\n");
-	printk("                               lock(");
-	xr_print_class_idx(src->class_idx);
-	printk(KERN_CONT ");\n");
-	printk("                               release(");
-	xr_print_class_idx(tgt->class_idx);
-	printk(KERN_CONT ");\n");
-	printk("\n *** DEADLOCK ***\n\n");
+	xr_class_name(lock_classes + tgt->class_idx, xname);
+	xr_class_name(lock_classes + src->class_idx, sname);
+	xr_class_name(parent, pname);
+	if (parent != lock_classes + src->class_idx)
+		pr_warn("Chain exists of:\n  %s --> %s --> %s\n\n",
+			sname, pname, xname);
+	pr_warn(" Possible unsafe locking scenario by crosslock:\n\n");
+	pr_warn("       %-24s%s\n", "ACQUIRER", "RELEASER");
+	pr_warn("       %-24s%s\n", "--------", "--------");
+	pr_warn("  lock(%s);\n", pname);
+	pr_warn("  acquire(%s);\n", xname);
+	pr_warn("                               lock(%s);\n", sname);
+	pr_warn("                               release(%s);\n", xname);
+	pr_warn("\n *** DEADLOCK ***\n\n");
 	return true;
 }
 

@@ -25,7 +25,6 @@ void lockdep_xr_exit(unsigned long flags);
 int lockdep_xr_class_idx(struct lockdep_map *lock);
 struct lock_trace *lockdep_xr_save_trace(void);
 void lockdep_xr_print_trace(const struct lock_trace *trace, unsigned int spaces);
-void lockdep_xr_print_class(struct lock_class *class);
 int lockdep_xr_add_dep(struct held_lock *prev, struct held_lock *next,
 		       struct lock_trace *trace);
 
@@ -65,6 +64,7 @@ struct xr_stats {
 	atomic_long_t	stacks_saved;
 	atomic_long_t	misuse;
 };
+
 extern struct xr_stats xr_stats;
 
 #else /* !CONFIG_LOCKDEP_CROSSRELEASE */
@@ -78,12 +78,14 @@ static inline bool xr_print_commit_header(struct held_lock *src,
 {
 	return false;
 }
+
 static inline bool xr_print_commit_scenario(struct held_lock *src,
 					    struct held_lock *tgt,
 					    struct lock_class *parent)
 {
 	return false;
 }
+
 static inline void xr_show_stats(struct seq_file *m) { }
 
 #endif /* CONFIG_LOCKDEP_CROSSRELEASE */
