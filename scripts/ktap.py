@@ -16,7 +16,7 @@ import sys
 
 TS = re.compile(r'^\[\s*\d+\.\d+\] ?')
 RESULT = re.compile(r'^(not ok|ok)\s+(\d+)\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$')
-PLAN = re.compile(r'^1\.\.(\d+)\s*$')
+PLAN = re.compile(r'^1\.\.(\d+)\s*(?:#\s*(.*))?$')
 SUBTEST = re.compile(r'^#\s*Subtest:\s*(.*)$')
 
 
@@ -64,6 +64,9 @@ def main(argv):
             continue
         m = PLAN.match(body)
         if m:
+            skip_all = (m.group(2) or '').upper().startswith('SKIP')
+            if skip_all and depth in plans and plans[depth][1] == 0:
+                plans.pop(depth)    # "1..0 # SKIP reason" replaces the plan
             flush(depth)
             owner = '(top level)' if depth == 0 else names.get(depth, '(unnamed suite)')
             plans[depth] = [int(m.group(1)), 0, owner]
@@ -85,6 +88,8 @@ def main(argv):
                 if k:
                     add(name, k)
             check_plan(depth + 1, name)
+            if kind == 'skipped' and not any(suites[name]):
+                add(name, 'skipped')    # whole suite skipped
             if kind == 'failed' and suites[name][1] == 0:
                 add(name, 'failed')     # e.g. suite init failed
             if depth > 0:
