@@ -6,10 +6,12 @@
  * tracing support is needed: a capture remembers the sequence number of
  * the next printk record and later searches every record printed since.
  */
+#include <linux/console.h>
 #include <linux/debug_locks.h>
 #include <linux/kmsg_dump.h>
 #include <linux/lockdep.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -110,17 +112,35 @@ EXPORT_SYMBOL_GPL(lockdep_kunit_any_report);
  * and switch lockdep back on; also restore the console loglevel that the
  * report raised.  Must be called with no locks held.
  *
+ * Other tasks are not tracked while lockdep is off either: a lock taken
+ * during the report and released after re-arming would be reported as a
+ * "bad unlock balance" (typically the serial console's port lock, taken
+ * by another CPU printing while the report is written out).  So before
+ * re-arming, flush the console and wait for an RCU grace period, which
+ * waits out every preempt-, irq- or RCU-protected section (spinlocks)
+ * that began while lockdep was off.  Sleeping locks held by other tasks
+ * across the window can still trip lockdep; tests should not share locks
+ * with the rest of the kernel.
+ *
  * Unlike lib/locking-selftest.c this does not call lockdep_reset(): that
  * also empties the lock chain hash, which is only safe before other CPUs
  * and tasks use lockdep (zapping a class later would unlink stale chain
  * entries from the emptied buckets).  Stale chains are harmless here: the
  * test's classes and chains go away with lockdep_unregister_key().
+ *
+ * Context: process context, might sleep.
  */
 void lockdep_kunit_reset(void)
 {
 	unsigned long flags;
 
+	might_sleep();
 	WARN_ON_ONCE(lockdep_depth(current));
+	if (!READ_ONCE(debug_locks)) {
+		console_lock();		/* let the report reach the console */
+		console_unlock();
+		synchronize_rcu();
+	}
 	raw_local_irq_save(flags);
 	lockdep_init_task(current);
 	debug_locks = 1;
