@@ -16,9 +16,7 @@ demo: initramfs
 	@bash $(S)/boot.sh -q $(V) demo $(ARGS)
 
 test: initramfs
-	@bash $(S)/boot.sh $(V) test $(ARGS)
-	@echo ">> test: results from build/logs/$(V)-test.log"
-	@python3 $(S)/ktap.py --marker=XR-END build/logs/$(V)-test.log
+	@bash $(S)/test.sh $(V) $(ARGS)
 
 shell: initramfs
 	@bash $(S)/boot.sh $(V) shell $(ARGS)

@@ -203,6 +203,8 @@ static void cmp_seed3_reported(struct kunit *test)
 	struct task_struct *t;
 	struct waiter w;
 
+	lockdep_kunit_expect_report(test);
+
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
@@ -228,6 +230,8 @@ static void cmp_work_completer_reported(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
 	struct waiter w;
+
+	lockdep_kunit_expect_report(test);
 
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
@@ -387,6 +391,8 @@ static void cmp_complete_all_reported(struct kunit *test)
 	struct cmp_ctx *ctx = test->priv;
 	struct waiter w[NR_WAITERS];
 	int in_flight, i;
+
+	lockdep_kunit_expect_report(test);
 
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 	in_flight = atomic_read(&xr_nr_in_flight);

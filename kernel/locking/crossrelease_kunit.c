@@ -121,6 +121,8 @@ static void xr_cycle_reported(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 	char waiter[TASK_COMM_LEN + 8];
 
+	lockdep_kunit_expect_report(test);
+
 	wait_under_m(ctx);
 	INIT_WORK(&ctx->work1, commit_after_m_fn);
 	schedule_work(&ctx->work1);

@@ -10,6 +10,7 @@
 #include <linux/debug_locks.h>
 #include <linux/kmsg_dump.h>
 #include <linux/lockdep.h>
+#include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -19,6 +20,24 @@
 #include "lockdep_kunit.h"
 
 #define LINE_SIZE 1024
+
+/*
+ * "lockdep_kunit.reports=0" skips the cases that expect a report, so that
+ * they can run one per boot ("kunit.filter_glob=suite.case") and the rest
+ * in a boot where lockdep never goes off.
+ */
+static bool reports = true;
+module_param(reports, bool, 0444);
+MODULE_PARM_DESC(reports, "run the cases that expect a lockdep report");
+
+/**
+ * lockdep_kunit_reports_enabled - may cases that expect a report run?
+ */
+bool lockdep_kunit_reports_enabled(void)
+{
+	return reports;
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_reports_enabled);
 
 /* console loglevel before a report made it verbose (console_verbose()) */
 static int saved_loglevel = -1;
@@ -116,11 +135,10 @@ EXPORT_SYMBOL_GPL(lockdep_kunit_any_report);
  * during the report and released after re-arming would be reported as a
  * "bad unlock balance" (typically the serial console's port lock, taken
  * by another CPU printing while the report is written out).  So before
- * re-arming, flush the console and wait for an RCU grace period, which
- * waits out every preempt-, irq- or RCU-protected section (spinlocks)
- * that began while lockdep was off.  Sleeping locks held by other tasks
- * across the window can still trip lockdep; tests should not share locks
- * with the rest of the kernel.
+ * re-arming, flush the console.  Sleeping locks held by other tasks
+ * across the window can still trip lockdep, which is why "make test" runs
+ * each case that expects a report in a boot of its own (see
+ * lockdep_kunit_expect_report()).
  *
  * Unlike lib/locking-selftest.c this does not call lockdep_reset(): that
  * also empties the lock chain hash, which is only safe before other CPUs
@@ -139,7 +157,6 @@ void lockdep_kunit_reset(void)
 	if (!READ_ONCE(debug_locks)) {
 		console_lock();		/* let the report reach the console */
 		console_unlock();
-		synchronize_rcu();
 	}
 	raw_local_irq_save(flags);
 	lockdep_init_task(current);

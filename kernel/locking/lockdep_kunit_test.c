@@ -63,6 +63,8 @@ static void capture_abba_reported(struct kunit *test)
 {
 	struct capture_ctx *ctx = test->priv;
 
+	lockdep_kunit_expect_report(test);
+
 	lockdep_kunit_capture_start(&ctx->cap);
 	lock_pair(&ctx->a, &ctx->b);
 	lock_pair(&ctx->b, &ctx->a);

@@ -10,16 +10,19 @@
 
 . ./ktap_helpers.sh
 
+# e2fsprogs' mke2fs (busybox's cannot make ext4)
+mkfs=/usr/sbin/mke2fs
+[ -x "$mkfs" ] || mkfs=/sbin/mke2fs
 img=/tmp/xr-workload.img
 mnt=/tmp/xr-workload.mnt
 
-ktap_header 4
 require_lockdep_on
+ktap_header 5
 mark=$(dmesg | wc -l)
 
 workload_ext4_on_loop() {
 	truncate -s 64M "$img" &&
-	mke2fs -q -F -t ext4 "$img" &&
+	"$mkfs" -q -F -t ext4 "$img" &&
 	dev=$(losetup -f) && losetup "$dev" "$img" &&
 	mkdir -p "$mnt" && mount -t ext4 "$dev" "$mnt" &&
 	for i in 1 2 3 4; do
@@ -41,7 +44,7 @@ workload_threads() {
 	# and flushes workqueues; so do remounts and syncs
 	i=0
 	while [ $i -lt 3 ]; do
-		truncate -s 16M "$img" && mke2fs -q -F -t ext4 "$img" &&
+		truncate -s 16M "$img" && "$mkfs" -q -F -t ext4 "$img" &&
 		dev=$(losetup -f) && losetup "$dev" "$img" &&
 		mount -t ext4 "$dev" "$mnt" && sync &&
 		mount -o remount,ro "$mnt" && umount "$mnt" &&
@@ -51,6 +54,22 @@ workload_threads() {
 	rm -f "$img"
 }
 
+workload_modules() {
+	# module load and unload: kthreads, workqueues, debugfs, RCU barriers
+	i=0
+	while [ $i -lt 3 ]; do
+		modprobe test_crossrelease && rmmod test_crossrelease || return 1
+		i=$((i + 1))
+	done
+}
+
+if ! modinfo test_crossrelease > /dev/null 2>&1; then
+	ktap_ok "module load and unload # SKIP no test_crossrelease module"
+elif workload_modules; then
+	ktap_ok "module load and unload"
+else
+	ktap_fail "module load and unload"
+fi
 if workload_ext4_on_loop; then
 	ktap_ok "ext4 on loop: write, fallocate, sync, read, delete, fstrim"
 else

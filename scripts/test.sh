@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# make test: KUnit and the kselftests in QEMU, then "N passed, N failed".
+# Lockdep reports once per boot, so the main boot skips the KUnit cases
+# that expect a report (lockdep_kunit.reports=0) and each of those then
+# runs alone in a boot of its own (kunit.filter_glob=suite.case).
+#   test.sh <variant> [extra kernel args...]
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+V=${1:-xr}; shift || true
+LOGS=$BUILD/logs
+ALL=$LOGS/$V-test-all.log
+
+bash "$ROOT/scripts/boot.sh" "$V" test lockdep_kunit.reports=0 "$@"
+cp "$LOGS/$V-test.log" "$ALL"
+
+# "# Subtest: <suite>" then "ok N <case> # SKIP expects a report: ..."
+cases=$(sed -e 's/^\[[ 0-9.]*\] //' "$LOGS/$V-test.log" | awk '
+	/# Subtest:/ { suite = $NF }
+	/^ *ok [0-9]+ .* # SKIP expects a report/ { print suite "." $3 }')
+for c in $cases; do
+	say "test: $c expects a lockdep report: own boot"
+	bash "$ROOT/scripts/boot.sh" -q "$V" kunit "kunit.filter_glob=$c" "$@" > /dev/null
+	cat "$LOGS/$V-kunit.log" >> "$ALL"
+done
+
+say "test: results from $ALL"
+python3 "$ROOT/scripts/ktap.py" --marker=XR-END "$ALL"
