@@ -13,7 +13,7 @@ S := scripts
 .PHONY: demo test series bench shell deps tree build initramfs clean distclean
 
 demo: initramfs
-	@bash $(S)/boot.sh -q $(V) demo $(ARGS)
+	@bash $(S)/demo.sh $(V) $(ARGS)
 
 test: initramfs
 	@bash $(S)/test.sh $(V) $(ARGS)

@@ -8,9 +8,9 @@
  * A scenario never deadlocks: lockdep reports cycles that did not happen,
  * so each one first lets lockdep learn one half of the cycle in a run that
  * cannot hang, then plays the other half.  Lockdep reports only once and
- * then turns itself off; "rearm" switches it back on for the next
- * scenario.  Test kernels only: re-arming after a report is not safe on a
- * busy system.
+ * then turns itself off; "rearm" switches it back on 200 ms later.  Write
+ * each name from a process of its own ("sh -c 'echo seed3 > run'").  Test
+ * kernels only: re-arming after a report is not safe on a busy system.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,16 +19,20 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/err.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/swait.h>
 #include <linux/uaccess.h>
-#include <linux/workqueue.h>
 
-static DEFINE_MUTEX(xr_demo_mutex);
-static struct completion xr_demo_done;
-static struct work_struct xr_demo_work;
+/* A scenario and its quiet twin use classes of their own. */
+struct seed3 {
+	struct mutex mutex;
+	struct completion done;
+};
+
+static struct seed3 xr_demo, xr_quiet;
 
 /* --- Helpers: a waiter kthread and a way to know it waits --- */
 
@@ -72,39 +76,52 @@ static void stop_waiter(struct waiter *w)
 	kthread_stop(w->task);
 }
 
-static void take_mutex_and_complete(struct work_struct *work)
+/*
+ * The completer is a kthread that exits afterwards: the report is printed
+ * in its context and lockdep stops tracking it there, so no stale state
+ * survives the "rearm".
+ */
+static int take_mutex_and_complete(void *data)
 {
-	mutex_lock(&xr_demo_mutex);
-	mutex_unlock(&xr_demo_mutex);
-	complete(&xr_demo_done);
+	struct seed3 *s = data;
+
+	mutex_lock(&s->mutex);
+	mutex_unlock(&s->mutex);
+	complete(&s->done);
+	return 0;
 }
 
 /*
- * Seed example 3: A holds the mutex and waits for the completion; B, a
- * work item, takes the mutex before it completes.  Learn "mutex ->
- * completion" with a completer that needs nothing, then let the work item
+ * Seed example 3: A holds the mutex and waits for the completion; B takes
+ * the mutex before it completes.  Learn "mutex ->
+ * completion" with a completer that needs nothing, then let a kthread
  * close the cycle.
  */
 static int scenario_seed3(bool quiet)
 {
+	struct seed3 *s = quiet ? &xr_quiet : &xr_demo;
+	struct task_struct *completer;
 	struct waiter w;
 	int ret;
 
-	reinit_completion(&xr_demo_done);
-	ret = start_waiter(&w, &xr_demo_done, quiet ? NULL : &xr_demo_mutex);
+	reinit_completion(&s->done);
+	ret = start_waiter(&w, &s->done, quiet ? NULL : &s->mutex);
 	if (ret)
 		return ret;
-	complete(&xr_demo_done);
+	complete(&s->done);
 	stop_waiter(&w);
 
-	reinit_completion(&xr_demo_done);
-	ret = start_waiter(&w, &xr_demo_done, NULL);
+	reinit_completion(&s->done);
+	ret = start_waiter(&w, &s->done, NULL);
 	if (ret)
 		return ret;
-	schedule_work(&xr_demo_work);
-	flush_work(&xr_demo_work);
+	completer = kthread_run(take_mutex_and_complete, s, "xr_completer");
+	if (IS_ERR(completer)) {
+		complete(&s->done);
+		ret = PTR_ERR(completer);
+	}
 	stop_waiter(&w);
-	return 0;
+	return ret;
 }
 
 static DEFINE_MUTEX(xr_abba_a);
@@ -126,11 +143,25 @@ static int scenario_abba(bool quiet)
 	return 0;
 }
 
-/* Switch lockdep back on after an expected report. */
+/*
+ * Switch lockdep back on after an expected report, a moment later and from
+ * a kthread that holds nothing: the writer of "rearm" (and anyone else in
+ * the middle of a locked section) took its locks while lockdep was off
+ * and must have dropped them before lockdep tracks releases again.  Run
+ * each scenario from a process of its own, which exits with whatever
+ * lockdep believes it still holds.
+ */
+static int rearm_fn(void *unused)
+{
+	msleep(200);
+	debug_locks = 1;
+	pr_info("lockdep re-armed\n");
+	return 0;
+}
+
 static int scenario_rearm(bool unused)
 {
-	debug_locks = 1;
-	return 0;
+	return PTR_ERR_OR_ZERO(kthread_run(rearm_fn, NULL, "xr_rearm"));
 }
 
 struct scenario {
@@ -194,8 +225,10 @@ static struct dentry *xr_dir;
 
 static int __init test_crossrelease_init(void)
 {
-	init_completion(&xr_demo_done);
-	INIT_WORK(&xr_demo_work, take_mutex_and_complete);
+	mutex_init(&xr_demo.mutex);
+	init_completion(&xr_demo.done);
+	mutex_init(&xr_quiet.mutex);
+	init_completion(&xr_quiet.done);
 	xr_dir = debugfs_create_dir("test_crossrelease", NULL);
 	debugfs_create_file("run", 0600, xr_dir, NULL, &run_fops);
 	return 0;

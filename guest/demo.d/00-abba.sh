@@ -1,0 +1,4 @@
+TITLE="plain mutex ABBA (stock lockdep catches this one)"
+run() {
+	xr_scenario abba
+}
