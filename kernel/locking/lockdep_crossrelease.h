@@ -14,6 +14,7 @@ struct held_lock;
 struct lock_class;
 struct lock_list;
 struct lock_trace;
+struct seq_file;
 struct task_struct;
 
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
