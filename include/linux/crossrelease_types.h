@@ -6,11 +6,12 @@
 #ifndef __LINUX_CROSSRELEASE_TYPES_H
 #define __LINUX_CROSSRELEASE_TYPES_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
 
-#define XR_HIST_SIZE	(1U << CONFIG_LOCKDEP_CROSSRELEASE_HIST_BITS)
+#define XR_HIST_SIZE	BIT(CONFIG_LOCKDEP_CROSSRELEASE_HIST_BITS)
 
 /* Flags of a history entry */
 #define XR_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */

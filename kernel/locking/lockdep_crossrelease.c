@@ -169,7 +169,7 @@ void lockdep_free_task(struct task_struct *task)
  * Stacks, one per (class, call site).
  */
 #define XR_STACK_BITS	12
-#define XR_STACK_SIZE	(1U << XR_STACK_BITS)
+#define XR_STACK_SIZE	BIT(XR_STACK_BITS)
 #define XR_PROBES	8
 #define XR_SLOT_FREE	0U
 #define XR_SLOT_BUSY	(~0U)
@@ -247,7 +247,7 @@ static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
  * Committed dependencies, so that a repeated commit costs a probe.
  */
 #define XR_DEP_BITS	13
-#define XR_DEP_SIZE	(1U << XR_DEP_BITS)
+#define XR_DEP_SIZE	BIT(XR_DEP_BITS)
 
 static unsigned int xr_deps[XR_DEP_SIZE];
 
@@ -579,7 +579,7 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 {
 	struct xr_task *xt = &curr->xr;
-	unsigned int nr = min(xt->nr_written, XR_HIST_SIZE);
+	unsigned int nr = min_t(unsigned int, xt->nr_written, XR_HIST_SIZE);
 	unsigned int ctx = xr_ctx_id(curr, c->irq_context);
 	unsigned int i;
 
@@ -598,7 +598,7 @@ static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 	}
 	if (xt->nr_written > XR_HIST_SIZE) {
 		atomic_long_inc(&xr_stats.hist_overflows);
-		pr_warn_once("crossrelease: history of %s/%d overflowed, acquisitions older than %u were not checked\n",
+		pr_warn_once("crossrelease: history of %s/%d overflowed, acquisitions older than %lu were not checked\n",
 			     curr->comm, task_pid_nr(curr), XR_HIST_SIZE);
 	}
 }
