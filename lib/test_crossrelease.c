@@ -28,8 +28,8 @@
 
 /* A scenario and its quiet twin use classes of their own. */
 struct seed3 {
-	struct mutex mutex;
-	struct completion done;
+	struct mutex mutex;		/* held by A while it waits, taken by B */
+	struct completion done;		/* waited for by A, completed by B */
 };
 
 static struct seed3 xr_demo, xr_quiet;

@@ -24,6 +24,7 @@
 #include "lockdep_crossrelease.h"
 
 #define NR_WAITERS	3
+#define CIRCULAR	"possible circular locking dependency detected"
 
 struct cmp_ctx {
 	struct lock_class_key key_m;
@@ -171,8 +172,7 @@ static void expect_report(struct kunit *test, struct cmp_ctx *ctx,
 			  const char *cls)
 {
 	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "possible circular locking dependency detected"));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
 							  "(cmp_test_M)"));
 	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls),

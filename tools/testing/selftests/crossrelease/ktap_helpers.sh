@@ -58,7 +58,9 @@ check_lockdep_on() {
 }
 
 # The lockdep report headlines, all of which start with these words.
-report_re='WARNING: possible|WARNING: inconsistent|WARNING: bad unlock|WARNING: held lock|BUG: MAX_LOCK|INFO: trying to register|WARNING: suspicious RCU'
+report_re='WARNING: possible|WARNING: inconsistent|WARNING: bad unlock'
+report_re="$report_re|WARNING: held lock|BUG: MAX_LOCK|INFO: trying to register"
+report_re="$report_re|WARNING: suspicious RCU|WARNING: lock held"
 
 check_no_report_since() {
 	if dmesg | tail -n +"$(($1 + 1))" | grep -E "$report_re"; then
