@@ -396,7 +396,6 @@ struct xr_commit {
 	pid_t			pid;
 	char			comm[XR_COMM_LEN];
 	unsigned int		irq_context;
-	struct xr_hist_entry	*entry;		/* being committed */
 };
 
 /* The commit in progress on this CPU, for the report hooks. */
@@ -405,9 +404,13 @@ static DEFINE_PER_CPU(struct xr_commit *, xr_committing);
 static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
 {
 	struct cross_lock *x = &xmap->xlock;
-	int class_idx = lockdep_xr_class_idx(&xmap->map);
 	bool in_flight;
+	int class_idx;
 
+	/* The common complete() with nobody waiting costs one read. */
+	if (!READ_ONCE(x->nr_acquired))
+		return false;
+	class_idx = lockdep_xr_class_idx(&xmap->map);
 	if (class_idx < 0)
 		return false;
 	arch_spin_lock(&x->lock);
@@ -558,7 +561,6 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 	next.check = 1;
 
 	atomic_long_inc(&xr_stats.deps_checked);
-	c->entry = e;
 	this_cpu_write(xr_committing, c);
 	ret = lockdep_xr_add_dep(&c->xhlock, &next,
 				 xr_stack_lookup(e->class_idx, e->ip));

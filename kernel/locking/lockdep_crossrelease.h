@@ -12,7 +12,6 @@
 
 struct held_lock;
 struct lock_class;
-struct lock_list;
 struct lock_trace;
 struct seq_file;
 struct task_struct;

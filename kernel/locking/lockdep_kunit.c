@@ -12,7 +12,6 @@
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
