@@ -11,6 +11,8 @@ xr)    FRAGS=(configs/debug.config configs/crossrelease.config) ;;
 esac
 OUT=$BUILD/out-$V
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+# Paths relative to build/ so that clones of the repo share one cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
 KMAKE=(make -C "$TREE" O="$OUT" -j2 CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=xr KBUILD_BUILD_HOST=workbench)
 mkdir -p "$OUT" "$CCACHE_DIR"
 
