@@ -25,6 +25,12 @@ if [ -d "$ST" ]; then
 	say "initramfs[$V]: adding kselftests from tools/testing/selftests/crossrelease"
 	mkdir -p "$STAGE/xr/selftests"
 	cp -a "$ST" "$STAGE/xr/selftests/"
+	# the kselftest's TEST_GEN_FILES, built static for the busybox guest
+	for c in "$ST"/*.c; do
+		[ -f "$c" ] || continue
+		say "initramfs[$V]: gcc -static $(basename "$c")"
+		gcc -static -O2 -Wall -o "$STAGE/xr/selftests/crossrelease/$(basename "$c" .c)" "$c"
+	done
 fi
 
 if grep -q '^CONFIG_MODULES=y' "$OUT/.config" && [ -s "$OUT/modules.order" ]; then

@@ -50,6 +50,22 @@ struct lockdep_map_cross {
  */
 #define CROSSLOCK_SELF_RELEASE	0x1
 
+/**
+ * struct cross_owner - acquirer of a crosslock held by one owner at a time
+ * @gen: generation of the acquisition; 0 while not acquired
+ * @pid: who acquired it
+ * @ip:  and where
+ *
+ * For crosslocks whose own bit already serialises owners (a folio lock):
+ * the primitive keeps one of these per instance, 16 bytes on 64-bit, and
+ * its class in a shared lockdep map.
+ */
+struct cross_owner {
+	unsigned int	gen;
+	pid_t		pid;
+	unsigned long	ip;
+};
+
 #define STATIC_CROSS_LOCK_INIT(_flags)				\
 	{ .lock = __ARCH_SPIN_LOCK_UNLOCKED, .flags = (_flags), }
 
@@ -73,6 +89,18 @@ void lock_commit_crosslock(struct lockdep_map_cross *xmap);
 void lock_release_crosslock(struct lockdep_map_cross *xmap, unsigned long ip);
 bool crossrelease_enabled(void);
 
+void crosslock_note_wait(struct lockdep_map *map, unsigned long ip);
+void crosslock_bound_begin(void);
+void crosslock_bound_end(void);
+void crosslock_opportunistic_begin(void);
+void crosslock_opportunistic_end(void);
+
+void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip);
+void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
+			     unsigned long ip);
+bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
+			     bool commit);
+
 #else /* !CONFIG_LOCKDEP_CROSSRELEASE */
 
 struct lockdep_map_cross { };
@@ -90,6 +118,12 @@ static inline void lock_commit_crosslock(struct lockdep_map_cross *xmap) { }
 static inline void lock_release_crosslock(struct lockdep_map_cross *xmap,
 					  unsigned long ip) { }
 static inline bool crossrelease_enabled(void) { return false; }
+static inline void crosslock_note_wait(struct lockdep_map *map,
+				       unsigned long ip) { }
+static inline void crosslock_bound_begin(void) { }
+static inline void crosslock_bound_end(void) { }
+static inline void crosslock_opportunistic_begin(void) { }
+static inline void crosslock_opportunistic_end(void) { }
 
 #endif /* CONFIG_LOCKDEP_CROSSRELEASE */
 

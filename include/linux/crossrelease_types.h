@@ -35,12 +35,20 @@ struct xr_hist_entry {
  * @nr_written: entries ever written; the newest is at (@nr_written - 1)
  * @ctx:        process-context instance, bumped per work item and syscall
  * @nr_waits:   crosslock acquisitions of this task not yet released by it
+ * @bound:      @nr_written when the current bounded section began
+ * @bounded:    in a bounded section (crosslock_bound_begin())
+ * @opportunistic: depth of crosslock_opportunistic_begin() sections
+ * @opportunistic_irq: the irq context those sections were begun in
  * @hist:       ring of the most recent acquisitions
  */
 struct xr_task {
 	unsigned int		nr_written;
 	unsigned int		ctx;
 	unsigned int		nr_waits;
+	unsigned int		bound;
+	u8			bounded;
+	u8			opportunistic;
+	u8			opportunistic_irq;
 	struct xr_hist_entry	hist[XR_HIST_SIZE];
 };
 

@@ -32,6 +32,7 @@
 #include <linux/interrupt.h>
 #include <linux/kallsyms.h>
 #include <linux/percpu.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -149,6 +150,8 @@ void xr_init_task(struct task_struct *task)
 	task->xr.nr_written = 0;
 	task->xr.ctx = 0;
 	task->xr.nr_waits = 0;
+	task->xr.bounded = 0;
+	task->xr.opportunistic = 0;
 }
 
 /**
@@ -396,10 +399,25 @@ struct xr_commit {
 	pid_t			pid;
 	char			comm[XR_COMM_LEN];
 	unsigned int		irq_context;
+	u8			entry_flags;	/* of the entry being committed */
 };
 
 /* The commit in progress on this CPU, for the report hooks. */
 static DEFINE_PER_CPU(struct xr_commit *, xr_committing);
+
+static void xr_commit_fill(struct xr_commit *c, int class_idx,
+			   struct lockdep_map *map, unsigned long ip,
+			   unsigned int gen, pid_t pid)
+{
+	memset(&c->xhlock, 0, sizeof(c->xhlock));
+	c->xhlock.class_idx = class_idx;
+	c->xhlock.acquire_ip = ip;
+	c->xhlock.instance = map;
+	c->xhlock.check = 1;
+	c->gen = gen;
+	c->pid = pid;
+	c->comm[0] = '\0';
+}
 
 static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
 {
@@ -416,13 +434,7 @@ static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
 	arch_spin_lock(&x->lock);
 	in_flight = x->nr_acquired;
 	if (in_flight) {
-		memset(&c->xhlock, 0, sizeof(c->xhlock));
-		c->xhlock.class_idx = class_idx;
-		c->xhlock.acquire_ip = x->ip;
-		c->xhlock.instance = &xmap->map;
-		c->xhlock.check = 1;
-		c->gen = x->gen;
-		c->pid = x->pid;
+		xr_commit_fill(c, class_idx, &xmap->map, x->ip, x->gen, x->pid);
 		memcpy(c->comm, x->comm, XR_COMM_LEN);
 	}
 	arch_spin_unlock(&x->lock);
@@ -464,6 +476,29 @@ static bool xr_released(struct lockdep_map_cross *xmap)
 	return ok;
 }
 
+/*
+ * Remember the call site's stack for the report and, for an acquisition
+ * that waits, put the wait in the history: a crosslock released later by
+ * this context depends on it.
+ */
+static void xr_note_acquire(struct lockdep_map *map, bool wait,
+			    unsigned long ip)
+{
+	unsigned long flags;
+	int class_idx;
+
+	if (!lockdep_xr_enter(&flags))
+		return;
+	class_idx = lockdep_xr_class_idx(map);
+	if (class_idx >= 0) {
+		if (wait)
+			xr_hist_write(current, class_idx, ip,
+				      xr_irq_context(current), XR_HIST_WAIT);
+		xr_stack_remember(class_idx, ip);
+	}
+	lockdep_xr_exit(flags);
+}
+
 /**
  * lock_acquire_crosslock - acquire (start waiting for) a crosslock
  * @xmap:    the crosslock map
@@ -478,7 +513,6 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 			    unsigned long ip)
 {
 	unsigned long flags;
-	int class_idx;
 
 	if (!xr_enabled)
 		return;
@@ -495,16 +529,7 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 		current->xr.nr_waits++;
 	raw_local_irq_restore(flags);
 
-	if (!lockdep_xr_enter(&flags))
-		return;
-	class_idx = lockdep_xr_class_idx(&xmap->map);
-	if (class_idx >= 0) {
-		if (!trylock)
-			xr_hist_write(current, class_idx, ip,
-				      xr_irq_context(current), XR_HIST_WAIT);
-		xr_stack_remember(class_idx, ip);
-	}
-	lockdep_xr_exit(flags);
+	xr_note_acquire(&xmap->map, !trylock, ip);
 }
 EXPORT_SYMBOL_GPL(lock_acquire_crosslock);
 
@@ -561,6 +586,7 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 	next.check = 1;
 
 	atomic_long_inc(&xr_stats.deps_checked);
+	c->entry_flags = e->flags;
 	this_cpu_write(xr_committing, c);
 	ret = lockdep_xr_add_dep(&c->xhlock, &next,
 				 xr_stack_lookup(e->class_idx, e->ip));
@@ -574,14 +600,33 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 }
 
 /*
+ * How far back a commit may look: all of the ring, or in process context
+ * inside a bounded section (crosslock_bound_begin()), only the entries
+ * written since the section began.
+ */
+static unsigned int xr_commit_depth(struct xr_task *xt, struct xr_commit *c)
+{
+	unsigned int nr = min_t(unsigned int, xt->nr_written, XR_HIST_SIZE);
+
+	if (xt->bounded && !c->irq_context)
+		nr = min(nr, xt->nr_written - xt->bound);
+	return nr;
+}
+
+/*
  * Walk this context's history from the newest entry back to the crosslock's
  * acquisition.  Entries of other context instances (the task under an
- * interrupt, a previous work item) are skipped.
+ * interrupt, a previous work item) are skipped.  A typical lock becomes a
+ * dependency of the crosslock; so does a wait for another crosslock, which
+ * has to end before this context can release this one.  A crosslock never
+ * depends on its own class: folio locks taken in a row, or a wait for a
+ * completion of the class being completed, are ordered by instance, which
+ * a class cannot tell apart.
  */
 static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 {
 	struct xr_task *xt = &curr->xr;
-	unsigned int nr = min_t(unsigned int, xt->nr_written, XR_HIST_SIZE);
+	unsigned int nr = xr_commit_depth(xt, c);
 	unsigned int ctx = xr_ctx_id(curr, c->irq_context);
 	unsigned int i;
 
@@ -593,8 +638,8 @@ static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 			return;
 		if (e->irq_context != c->irq_context || e->ctx != ctx)
 			continue;
-		if (e->flags & XR_HIST_WAIT)
-			continue;	/* crosslock -> crosslock: not yet */
+		if (e->class_idx == c->xhlock.class_idx)
+			continue;
 		if (!xr_commit_entry(c, e))
 			return;
 	}
@@ -603,6 +648,23 @@ static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 		pr_warn_once("crossrelease: history of %s/%d overflowed, acquisitions older than %lu were not checked\n",
 			     curr->comm, task_pid_nr(curr), XR_HIST_SIZE);
 	}
+}
+
+/* Inside crosslock_opportunistic_begin()/end(), in the same context kind */
+static bool xr_opportunistic(struct xr_task *xt, unsigned int irq_context)
+{
+	return xt->opportunistic && xt->opportunistic_irq == irq_context;
+}
+
+static void xr_commit_run(struct xr_commit *c)
+{
+	c->irq_context = xr_irq_context(current);
+	if (xr_opportunistic(&current->xr, c->irq_context)) {
+		atomic_long_inc(&xr_stats.opportunistic);
+		return;
+	}
+	atomic_long_inc(&xr_stats.commits);
+	xr_commit_hist(current, c);
 }
 
 /**
@@ -627,14 +689,188 @@ void lock_commit_crosslock(struct lockdep_map_cross *xmap)
 	}
 	if (!lockdep_xr_enter(&flags))
 		return;
-	if (xr_snapshot(xmap, &c)) {
-		atomic_long_inc(&xr_stats.commits);
-		c.irq_context = xr_irq_context(current);
-		xr_commit_hist(current, &c);
-	}
+	if (xr_snapshot(xmap, &c))
+		xr_commit_run(&c);
 	lockdep_xr_exit(flags);
 }
 EXPORT_SYMBOL_GPL(lock_commit_crosslock);
+
+/* ---------------------------------------------------------------------
+ * Annotations.
+ */
+
+/**
+ * crosslock_note_wait - this context waits for an event of a class
+ * @map: the class of the event
+ * @ip:  the caller
+ *
+ * Records a wait in the history without any held-lock check, for waits
+ * that lockdep already checks otherwise: a crosslock released later by
+ * this context depends on @map.  An item of an ordered workqueue notes a
+ * wait for the workqueue: it could not start before the items queued
+ * before it finished.
+ */
+void crosslock_note_wait(struct lockdep_map *map, unsigned long ip)
+{
+	if (xr_enabled && atomic_read(&xr_nr_in_flight))
+		xr_note_acquire(map, true, ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_note_wait);
+
+/**
+ * crosslock_bound_begin - start a section that bounds commits
+ *
+ * A crosslock released inside the section depends only on what this task
+ * acquired inside it, e.g. a dma-fence signalled in a
+ * dma_fence_begin_signalling() section.  Process context only; sections
+ * do not nest (the outermost one counts).
+ */
+void crosslock_bound_begin(void)
+{
+	struct xr_task *xt = &current->xr;
+
+	if (in_task() && !xt->bounded) {
+		xt->bound = xt->nr_written;
+		xt->bounded = 1;
+	}
+}
+EXPORT_SYMBOL_GPL(crosslock_bound_begin);
+
+/**
+ * crosslock_bound_end - end the section of crosslock_bound_begin()
+ */
+void crosslock_bound_end(void)
+{
+	if (in_task())
+		current->xr.bounded = 0;
+}
+EXPORT_SYMBOL_GPL(crosslock_bound_end);
+
+/**
+ * crosslock_opportunistic_begin - releases from here on are opportunistic
+ *
+ * A release that may happen here, in a fast path, also happens for sure
+ * in the real release path (an interrupt, a worker), which is where its
+ * dependencies are.  Until crosslock_opportunistic_end(), releases in this
+ * context commit nothing.  Interrupts that land meanwhile are not affected.
+ */
+void crosslock_opportunistic_begin(void)
+{
+	struct xr_task *xt = &current->xr;
+
+	if (!xt->opportunistic++)
+		xt->opportunistic_irq = xr_irq_context(current);
+}
+EXPORT_SYMBOL_GPL(crosslock_opportunistic_begin);
+
+/**
+ * crosslock_opportunistic_end - end of crosslock_opportunistic_begin()
+ */
+void crosslock_opportunistic_end(void)
+{
+	struct xr_task *xt = &current->xr;
+
+	if (!WARN_ON_ONCE(!xt->opportunistic))
+		xt->opportunistic--;
+}
+EXPORT_SYMBOL_GPL(crosslock_opportunistic_end);
+
+/* ---------------------------------------------------------------------
+ * Crosslocks with one owner at a time.  The primitive's own lock bit
+ * orders owners, so the state needs no lock of its own: the owner writes
+ * it after taking the bit, the releaser reads and clears it before
+ * dropping the bit.
+ */
+
+/* Generation 0 means "not acquired", so acquisitions never get it. */
+static unsigned int xr_next_gen(void)
+{
+	unsigned int gen = atomic_inc_return(&xr_gen);
+
+	return gen ? gen : atomic_inc_return(&xr_gen);
+}
+
+/**
+ * crosslock_owner_wait - a wait for an owned crosslock
+ * @map: the crosslock class
+ * @ip:  the caller
+ *
+ * Called before a sleeping acquisition (whether or not it ends up waiting)
+ * and before a wait for the release alone: every lock the caller holds
+ * then depends on the crosslock.
+ */
+void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
+{
+	if (!xr_enabled)
+		return;
+	lock_sync(map, 0, 0, 1, NULL, ip);
+	xr_note_acquire(map, true, ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_wait);
+
+/**
+ * crosslock_owner_acquire - an owned crosslock was taken
+ * @map: the crosslock class
+ * @o:   the state of this instance
+ * @ip:  the caller
+ *
+ * An instance still marked as acquired is stale (its lock bit was dropped
+ * behind our back, e.g. copied to split pages and cleared there); the new
+ * owner replaces it.
+ */
+void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
+			     unsigned long ip)
+{
+	if (!xr_enabled)
+		return;
+	WRITE_ONCE(o->ip, ip);
+	WRITE_ONCE(o->pid, task_pid_nr(current));
+	if (!xchg(&o->gen, xr_next_gen()))
+		atomic_inc(&xr_nr_in_flight);
+	else
+		atomic_long_inc(&xr_stats.owner_stale);
+	xr_note_acquire(map, false, ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
+
+/**
+ * crosslock_owner_release - release an owned crosslock
+ * @map:    the crosslock class
+ * @o:      the state of this instance
+ * @commit: commit this context's dependencies first (a real unlock, as
+ *          opposed to dropping a lock nobody could have waited for)
+ *
+ * Return: false if the instance was not acquired as far as we know (its
+ * lock bit was set before tracking began, or copied); nothing is done.
+ */
+bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
+			     bool commit)
+{
+	unsigned int gen = READ_ONCE(o->gen);
+	struct xr_commit c;
+	unsigned long flags;
+	int class_idx;
+
+	if (!xr_enabled)
+		return true;
+	if (!gen) {
+		atomic_long_inc(&xr_stats.owner_untracked);
+		return false;
+	}
+	if (commit && lockdep_xr_enter(&flags)) {
+		class_idx = lockdep_xr_class_idx(map);
+		if (class_idx >= 0) {
+			xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip),
+				       gen, READ_ONCE(o->pid));
+			xr_commit_run(&c);
+		}
+		lockdep_xr_exit(flags);
+	}
+	if (xchg(&o->gen, 0))
+		atomic_dec(&xr_nr_in_flight);
+	return true;
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_release);
 
 /* ---------------------------------------------------------------------
  * Reports: lockdep's circular report, with a crosslock-aware header and
@@ -676,6 +912,23 @@ static const char *xr_class_name(struct lock_class *class, char *buf)
 	return buf;
 }
 
+/*
+ * The acquirer's name.  Owned crosslocks keep only its pid (16 bytes per
+ * folio is the budget), so look it up now, in the rare report path.
+ */
+static const char *xr_commit_comm(struct xr_commit *c)
+{
+	struct task_struct *t;
+
+	if (c->comm[0])
+		return c->comm;
+	rcu_read_lock();
+	t = find_task_by_pid_ns(c->pid, &init_pid_ns);
+	strscpy(c->comm, t ? t->comm : "(exited)", XR_COMM_LEN);
+	rcu_read_unlock();
+	return c->comm;
+}
+
 bool xr_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 {
 	struct xr_commit *c = this_cpu_read(xr_committing);
@@ -688,13 +941,16 @@ bool xr_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 	pr_warn("%s/%d is releasing crosslock (in %s context):\n",
 		curr->comm, task_pid_nr(curr), xr_ctx_name(c->irq_context));
 	pr_warn(" (%s)\n", xr_class_name(lock_classes + tgt->class_idx, name));
-	pr_warn("\nwhich %s/%d acquired (waits for) at:\n", c->comm, c->pid);
+	pr_warn("\nwhich %s/%d acquired at:\n", xr_commit_comm(c), c->pid);
 	xr_print_stack(tgt->class_idx, tgt->acquire_ip);
-	pr_warn("\nbut since then, this context acquired lock:\n");
+	if (c->entry_flags & XR_HIST_WAIT)
+		pr_warn("\nbut since then, this context waited for crosslock:\n");
+	else
+		pr_warn("\nbut since then, this context acquired lock:\n");
 	pr_warn(" (%s), at: %pS\n",
 		xr_class_name(lock_classes + src->class_idx, name),
 		(void *)src->acquire_ip);
-	pr_warn("\nwith this stack (the first acquisition at this call site):\n");
+	pr_warn("\nwith this stack (the first one seen at this call site):\n");
 	xr_print_stack(src->class_idx, src->acquire_ip);
 	pr_warn("\nand that lock already depends on the crosslock.\n\n");
 	return true;
@@ -718,10 +974,19 @@ bool xr_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
 	pr_warn(" Possible unsafe locking scenario by crosslock:\n\n");
 	pr_warn("       %-24s%s\n", "ACQUIRER", "RELEASER");
 	pr_warn("       %-24s%s\n", "--------", "--------");
-	pr_warn("  lock(%s);\n", pname);
-	pr_warn("  acquire(%s);\n", xname);
-	pr_warn("                               lock(%s);\n", sname);
-	pr_warn("                               release(%s);\n", xname);
+	if (c->entry_flags & XR_HIST_WAIT) {
+		/* crosslock -> crosslock: nobody holds anything */
+		pr_warn("  acquire(%s);\n", xname);
+		pr_warn("                               wait(%s);\n", sname);
+		pr_warn("                               release(%s);\n", xname);
+		pr_warn("\n where %s is released only after %s is.\n",
+			sname, xname);
+	} else {
+		pr_warn("  lock(%s);\n", pname);
+		pr_warn("  acquire(%s);\n", xname);
+		pr_warn("                               lock(%s);\n", sname);
+		pr_warn("                               release(%s);\n", xname);
+	}
 	pr_warn("\n *** DEADLOCK ***\n\n");
 	return true;
 }
@@ -749,4 +1014,10 @@ void xr_show_stats(struct seq_file *m)
 		   atomic_long_read(&xr_stats.stacks_saved));
 	seq_printf(m, " crossrelease misuse warnings:  %11lu\n",
 		   atomic_long_read(&xr_stats.misuse));
+	seq_printf(m, " opportunistic releases:        %11lu\n",
+		   atomic_long_read(&xr_stats.opportunistic));
+	seq_printf(m, " owned crosslocks replaced:     %11lu\n",
+		   atomic_long_read(&xr_stats.owner_stale));
+	seq_printf(m, " owned crosslocks untracked:    %11lu\n",
+		   atomic_long_read(&xr_stats.owner_untracked));
 }

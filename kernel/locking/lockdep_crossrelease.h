@@ -63,6 +63,9 @@ struct xr_stats {
 	atomic_long_t	hist_overflows;
 	atomic_long_t	stacks_saved;
 	atomic_long_t	misuse;
+	atomic_long_t	opportunistic;
+	atomic_long_t	owner_stale;
+	atomic_long_t	owner_untracked;
 };
 
 extern struct xr_stats xr_stats;

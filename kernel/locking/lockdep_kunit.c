@@ -6,9 +6,11 @@
  * tracing support is needed: a capture remembers the sequence number of
  * the next printk record and later searches every record printed since.
  */
+#include <linux/async.h>
 #include <linux/console.h>
 #include <linux/debug_locks.h>
 #include <linux/kmsg_dump.h>
+#include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
@@ -28,6 +30,16 @@
 static bool reports = true;
 module_param(reports, bool, 0444);
 MODULE_PARM_DESC(reports, "run the cases that expect a lockdep report");
+
+/*
+ * "lockdep_kunit.rearm=0" leaves lockdep off after a report: in a boot that
+ * runs a single case there is nothing left to check, and re-arming while
+ * other tasks hold locks taken with lockdep off only adds noise ("bad
+ * unlock balance" from those tasks).
+ */
+static bool rearm = true;
+module_param(rearm, bool, 0444);
+MODULE_PARM_DESC(rearm, "switch lockdep back on after an expected report");
 
 /**
  * lockdep_kunit_reports_enabled - may cases that expect a report run?
@@ -73,30 +85,56 @@ void lockdep_kunit_capture_start(struct lockdep_capture *c)
 }
 EXPORT_SYMBOL_GPL(lockdep_kunit_capture_start);
 
-static bool search(struct lockdep_capture *c, const char * const *needles,
-		   size_t n)
+/* Lines printed since capture start that contain one of @needles */
+static unsigned int count_lines(struct lockdep_capture *c,
+				const char * const *needles, size_t n,
+				unsigned int max)
 {
 	struct kmsg_dump_iter iter;
-	bool found = false;
+	unsigned int found = 0;
 	size_t len, i;
 	char *line;
 
 	line = kmalloc(LINE_SIZE, GFP_KERNEL);
 	if (!line)
-		return false;
+		return 0;
 
 	kmsg_dump_rewind(&iter);
 	if (iter.cur_seq < c->start_seq)
 		iter.cur_seq = c->start_seq;
-	while (!found &&
+	while (found < max &&
 	       kmsg_dump_get_line(&iter, false, line, LINE_SIZE - 1, &len)) {
 		line[len] = '\0';
-		for (i = 0; i < n && !found; i++)
-			found = strstr(line, needles[i]);
+		for (i = 0; i < n; i++) {
+			if (strstr(line, needles[i])) {
+				found++;
+				break;
+			}
+		}
 	}
 	kfree(line);
 	return found;
 }
+
+static bool search(struct lockdep_capture *c, const char * const *needles,
+		   size_t n)
+{
+	return count_lines(c, needles, n, 1);
+}
+
+/**
+ * lockdep_kunit_count - count the log lines printed since capture start
+ * @c: capture state
+ * @needle: substring to look for in a single printk line
+ *
+ * Return: how many lines printed since lockdep_kunit_capture_start()
+ * contain @needle, e.g. how many reports with a given headline.
+ */
+unsigned int lockdep_kunit_count(struct lockdep_capture *c, const char *needle)
+{
+	return count_lines(c, &needle, 1, UINT_MAX);
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_count);
 
 /**
  * lockdep_kunit_report_seen - search the log printed since capture start
@@ -152,7 +190,14 @@ void lockdep_kunit_reset(void)
 	unsigned long flags;
 
 	might_sleep();
+	if (!rearm)
+		return;
 	WARN_ON_ONCE(lockdep_depth(current));
+	/*
+	 * Boot-time async work (unpacking the initramfs) may hold locks
+	 * taken while lockdep was off: let it finish before re-arming.
+	 */
+	async_synchronize_full();
 	if (!READ_ONCE(debug_locks)) {
 		console_lock();		/* let the report reach the console */
 		console_unlock();

@@ -25,6 +25,7 @@ struct lockdep_capture {
 
 void lockdep_kunit_capture_start(struct lockdep_capture *c);
 bool lockdep_kunit_report_seen(struct lockdep_capture *c, const char *needle);
+unsigned int lockdep_kunit_count(struct lockdep_capture *c, const char *needle);
 bool lockdep_kunit_any_report(struct lockdep_capture *c);
 void lockdep_kunit_reset(void);
 bool lockdep_kunit_reports_enabled(void);

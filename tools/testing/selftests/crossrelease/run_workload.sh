@@ -5,7 +5,9 @@
 # block layer (ext4 on a loop device backed by a file on tmpfs, with
 # fallocate, sync and fstrim), workqueue flushes and kthread creation
 # and teardown, which is where the 4.14 completions produced false
-# reports.  Output is KTAP; exit 0 on pass, 4 (KSFT_SKIP) if the kernel
+# reports; files created, written, read, mmapped, truncated and deleted
+# on tmpfs and ext4, and page cache reclaimed under memory pressure,
+# which is where folio locks are taken and dropped (xr_filework).  Output is KTAP; exit 0 on pass, 4 (KSFT_SKIP) if the kernel
 # lacks what the test needs.
 
 . ./ktap_helpers.sh
@@ -15,9 +17,11 @@ mkfs=/usr/sbin/mke2fs
 [ -x "$mkfs" ] || mkfs=/sbin/mke2fs
 img=/tmp/xr-workload.img
 mnt=/tmp/xr-workload.mnt
+tmp=/tmp/xr-workload.tmpfs
+filework=./xr_filework
 
 require_lockdep_on
-ktap_header 5
+ktap_header 7
 mark=$(dmesg | wc -l)
 
 workload_ext4_on_loop() {
@@ -54,6 +58,41 @@ workload_threads() {
 	rm -f "$img"
 }
 
+loop_mount() { # size
+	truncate -s "$1" "$img" && "$mkfs" -q -F -t ext4 "$img" &&
+	dev=$(losetup -f) && losetup "$dev" "$img" &&
+	mkdir -p "$mnt" && mount -t ext4 "$dev" "$mnt"
+}
+
+loop_umount() {
+	umount "$mnt" && losetup -d "$dev" && rm -f "$img"
+}
+
+workload_files() {
+	mkdir -p "$tmp" && mount -t tmpfs xr-tmpfs "$tmp" &&
+	"$filework" files "$tmp" && umount "$tmp" &&
+	loop_mount 64M && "$filework" files "$mnt" && loop_umount
+}
+
+pgsteal() {
+	awk '/^pgsteal_(kswapd|direct) / { n += $2 } END { print n + 0 }' /proc/vmstat
+}
+
+workload_pressure() {
+	# fill ext4's page cache, then make the kernel reclaim it
+	loop_mount 192M || return 1
+	for i in 1 2 3; do
+		dd if=/dev/zero of="$mnt/big$i" bs=1M count=48 2>/dev/null || return 1
+	done
+	sync && cat "$mnt"/big* > /dev/null || return 1
+	before=$(pgsteal)
+	"$filework" pressure 90 || return 1
+	after=$(pgsteal)
+	echo "# pages reclaimed: $((after - before))"
+	[ "$after" -gt "$before" ] || { echo "# no page cache was reclaimed"; return 1; }
+	cat "$mnt"/big* > /dev/null && rm -f "$mnt"/big* && loop_umount
+}
+
 workload_modules() {
 	# module load and unload: kthreads, workqueues, debugfs, RCU barriers
 	i=0
@@ -79,6 +118,21 @@ if workload_threads; then
 	ktap_ok "loop setup/teardown, remount, sync (kthreads, flushes)"
 else
 	ktap_fail "loop setup/teardown, remount, sync (kthreads, flushes)"
+fi
+if [ ! -x "$filework" ]; then
+	ktap_ok "files on tmpfs and ext4 # SKIP $filework not built"
+	ktap_ok "memory pressure # SKIP $filework not built"
+else
+	if workload_files; then
+		ktap_ok "files on tmpfs and ext4: create, write, read, mmap, truncate, delete"
+	else
+		ktap_fail "files on tmpfs and ext4: create, write, read, mmap, truncate, delete"
+	fi
+	if workload_pressure; then
+		ktap_ok "memory pressure reclaims ext4 page cache"
+	else
+		ktap_fail "memory pressure reclaims ext4 page cache"
+	fi
 fi
 check_no_report_since "$mark" "no lockdep report during the workload"
 check_lockdep_on "lockdep still on after the workload"

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dma-fences as lockdep crosslocks.
+ *
+ * A dma_fence_wait() is a wait for an event that some other context
+ * produces with dma_fence_signal(): a crosslock.  The wait makes the
+ * locks the waiter holds depend on the fence; the signal commits what its
+ * context acquired since the wait began, so that a wait under a lock the
+ * signaller needs is reported, as for completions.
+ *
+ * The objections of the explicit annotations (commit 5fbff813a4a3) are
+ * answered by three rules:
+ *
+ *  - Classes are per &dma_fence_ops, that is per driver and kind of
+ *    timeline, named "(dma_fence)<driver name>": fences of unrelated
+ *    drivers never share a class.
+ *  - A signal inside dma_fence_begin_opportunistic() and
+ *    dma_fence_end_opportunistic() commits nothing: opportunistic cleanup
+ *    is not on the path to the fence's completion.  The fast path of
+ *    dma_fence_is_signaled() is such a signal.
+ *  - Inside a dma_fence_begin_signalling() section, a signal commits only
+ *    what was acquired inside the section: the section is the critical
+ *    path the driver declared.  Outside sections, the usual crossrelease
+ *    rule applies (since the wait began, in this work item or system call).
+ *
+ * Only waits without a timeout are tracked: a finite wait ends by itself.
+ */
+#define pr_fmt(fmt) "dma-fence crossrelease: " fmt
+
+#include <linux/dma-fence.h>
+#include <linux/dma-fence-crossrelease.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+#define XR_FENCE_CLASSES	64
+#define XR_FENCE_NAME_LEN	48
+
+struct xr_fence_class {
+	const struct dma_fence_ops	*ops;
+	struct lock_class_key		key;
+	char				name[XR_FENCE_NAME_LEN];
+};
+
+static struct xr_fence_class xr_fence_classes[XR_FENCE_CLASSES];
+static struct xr_fence_class xr_fence_overflow = {
+	.name = "(dma_fence)other",
+};
+
+/* Serialises adding classes; lookups are lockless */
+static DEFINE_RAW_SPINLOCK(xr_fence_classes_lock);
+
+static struct xr_fence_class *xr_fence_class_find(const struct dma_fence_ops *ops)
+{
+	int i;
+
+	for (i = 0; i < XR_FENCE_CLASSES; i++) {
+		const struct dma_fence_ops *o;
+
+		/* pairs with the release in xr_fence_class_add(): the name */
+		o = smp_load_acquire(&xr_fence_classes[i].ops);
+
+		if (o == ops)
+			return &xr_fence_classes[i];
+		if (!o)
+			break;
+	}
+	return NULL;
+}
+
+static struct xr_fence_class *xr_fence_class_add(struct dma_fence *fence)
+{
+	struct xr_fence_class *c;
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&xr_fence_classes_lock, flags);
+	c = xr_fence_class_find(fence->ops);
+	for (i = 0; !c && i < XR_FENCE_CLASSES; i++) {
+		if (xr_fence_classes[i].ops)
+			continue;
+		c = &xr_fence_classes[i];
+		snprintf(c->name, XR_FENCE_NAME_LEN, "(dma_fence)%s",
+			 fence->ops->get_driver_name(fence));
+		/* publish the name before the ops that find it */
+		smp_store_release(&c->ops, fence->ops);
+	}
+	raw_spin_unlock_irqrestore(&xr_fence_classes_lock, flags);
+	if (!c) {
+		pr_warn_once("more than %d kinds of fences, the others share one class\n",
+			     XR_FENCE_CLASSES);
+		c = &xr_fence_overflow;
+	}
+	return c;
+}
+
+/**
+ * dma_fence_xr_init - give a new fence the class of its ops
+ * @fence: the fence, being initialised by dma_fence_init()
+ */
+void dma_fence_xr_init(struct dma_fence *fence)
+{
+	struct xr_fence_class *c = xr_fence_class_find(fence->ops);
+
+	if (!c)
+		c = xr_fence_class_add(fence);
+	lockdep_init_map_crosslock(&fence->xr, c->name, &c->key,
+				   CROSSLOCK_SELF_RELEASE);
+}
+
+static bool xr_fence_tracked_wait(signed long timeout)
+{
+	return timeout == MAX_SCHEDULE_TIMEOUT;
+}
+
+/**
+ * dma_fence_xr_wait_begin - a task starts waiting for a fence
+ * @fence:   the fence
+ * @timeout: the wait's timeout; only waits without one are tracked
+ * @ip:      the caller
+ */
+void dma_fence_xr_wait_begin(struct dma_fence *fence, signed long timeout,
+			     unsigned long ip)
+{
+	if (xr_fence_tracked_wait(timeout))
+		lock_acquire_crosslock(&fence->xr, 0, ip);
+}
+
+/**
+ * dma_fence_xr_wait_end - the wait of dma_fence_xr_wait_begin() ended
+ * @fence:   the fence
+ * @timeout: the timeout given to dma_fence_xr_wait_begin()
+ * @ip:      the caller
+ */
+void dma_fence_xr_wait_end(struct dma_fence *fence, signed long timeout,
+			   unsigned long ip)
+{
+	if (xr_fence_tracked_wait(timeout))
+		lock_release_crosslock(&fence->xr, ip);
+}
+
+/**
+ * dma_fence_xr_signal - a fence is being signalled
+ * @fence: the fence, with its lock held, before the callbacks run
+ */
+void dma_fence_xr_signal(struct dma_fence *fence)
+{
+	lock_commit_crosslock(&fence->xr);
+}
+
+/**
+ * dma_fence_xr_section_begin - a dma_fence_begin_signalling() section began
+ *
+ * Signals inside it commit only what this task acquired inside it.
+ */
+void dma_fence_xr_section_begin(void)
+{
+	crosslock_bound_begin();
+}
+
+/**
+ * dma_fence_xr_section_end - the section of dma_fence_xr_section_begin() ended
+ */
+void dma_fence_xr_section_end(void)
+{
+	crosslock_bound_end();
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dma-fences as lockdep crosslocks: hooks for drivers/dma-buf/dma-fence.c
+ * and the opportunistic-signal annotation for drivers.  See
+ * drivers/dma-buf/dma-fence-crossrelease.c.
+ */
+#ifndef __LINUX_DMA_FENCE_CROSSRELEASE_H
+#define __LINUX_DMA_FENCE_CROSSRELEASE_H
+
+#include <linux/crossrelease.h>
+
+struct dma_fence;
+
+#ifdef CONFIG_LOCKDEP_DMA_FENCE
+
+void dma_fence_xr_init(struct dma_fence *fence);
+void dma_fence_xr_wait_begin(struct dma_fence *fence, signed long timeout,
+			     unsigned long ip);
+void dma_fence_xr_wait_end(struct dma_fence *fence, signed long timeout,
+			   unsigned long ip);
+void dma_fence_xr_signal(struct dma_fence *fence);
+void dma_fence_xr_section_begin(void);
+void dma_fence_xr_section_end(void);
+
+#else /* !CONFIG_LOCKDEP_DMA_FENCE */
+
+static inline void dma_fence_xr_init(struct dma_fence *fence) { }
+static inline void dma_fence_xr_wait_begin(struct dma_fence *fence,
+					   signed long timeout,
+					   unsigned long ip) { }
+static inline void dma_fence_xr_wait_end(struct dma_fence *fence,
+					 signed long timeout,
+					 unsigned long ip) { }
+static inline void dma_fence_xr_signal(struct dma_fence *fence) { }
+static inline void dma_fence_xr_section_begin(void) { }
+static inline void dma_fence_xr_section_end(void) { }
+
+#endif /* CONFIG_LOCKDEP_DMA_FENCE */
+
+/**
+ * dma_fence_begin_opportunistic - the signals that follow are opportunistic
+ *
+ * Code that signals fences only as a shortcut (a fast path noticing that
+ * the hardware is done, a shrinker cleaning up), while an interrupt
+ * handler or a worker signals them for sure, is not on the path to the
+ * fence's completion: with crossrelease, its signals commit nothing until
+ * dma_fence_end_opportunistic().  Sections nest.
+ */
+static inline void dma_fence_begin_opportunistic(void)
+{
+	if (IS_ENABLED(CONFIG_LOCKDEP_DMA_FENCE))
+		crosslock_opportunistic_begin();
+}
+
+/**
+ * dma_fence_end_opportunistic - end of dma_fence_begin_opportunistic()
+ */
+static inline void dma_fence_end_opportunistic(void)
+{
+	if (IS_ENABLED(CONFIG_LOCKDEP_DMA_FENCE))
+		crosslock_opportunistic_end();
+}
+
+#endif /* __LINUX_DMA_FENCE_CROSSRELEASE_H */

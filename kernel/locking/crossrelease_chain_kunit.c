@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for crosslock -> crosslock dependencies and ordered
+ * workqueues (CONFIG_LOCKDEP_CROSSRELEASE with completions).
+ *
+ * A wait for crosslock B, made by the context that later releases
+ * crosslock A after A was acquired, makes A depend on B.  As in the other
+ * suites, a case lets lockdep learn one half of a cycle in a run that
+ * cannot hang, then plays the other half, and asserts the report, or its
+ * absence and that lockdep is still on.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/lockdep_pagelock.h>
+#include <linux/mutex.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/swait.h>
+#include <linux/workqueue.h>
+
+#include "lockdep_kunit.h"
+#include "lockdep_crossrelease.h"
+
+#define CIRCULAR	"possible circular locking dependency detected"
+
+struct cc_ctx {
+	struct lock_class_key key_m;
+	struct mutex m;			/* the lock of the scenarios */
+	struct completion a, b;		/* two completion classes */
+	struct folio *f, *g;
+	struct work_struct take_m_work, complete_a_work;
+	struct lockdep_capture cap;
+};
+
+/* One class per init site */
+static void init_a(struct cc_ctx *ctx)
+{
+	init_completion(&ctx->a);
+}
+
+static void init_b(struct cc_ctx *ctx)
+{
+	init_completion(&ctx->b);
+}
+
+static int cc_test_init(struct kunit *test)
+{
+	struct cc_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	test->priv = ctx;
+	lockdep_register_key(&ctx->key_m);
+	mutex_init(&ctx->m);
+	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "cc_test_M");
+	init_a(ctx);
+	init_b(ctx);
+
+	if (!crossrelease_enabled())
+		kunit_skip(test, "booted with crossrelease=off");
+	if (!lockdep_kunit_is_on())
+		kunit_skip(test, "lockdep is off (earlier report?)");
+	lockdep_kunit_capture_start(&ctx->cap);
+	return 0;
+}
+
+static void cc_test_exit(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+
+	if (ctx->f)
+		folio_put(ctx->f);
+	if (ctx->g)
+		folio_put(ctx->g);
+	mutex_destroy(&ctx->m);
+	lockdep_unregister_key(&ctx->key_m);
+	kfree(ctx);
+}
+
+static void expect_quiet(struct kunit *test, struct cc_ctx *ctx)
+{
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+}
+
+static void expect_report(struct kunit *test, struct cc_ctx *ctx,
+			  const char *cls1, const char *cls2)
+{
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
+	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls1),
+			      "class %s not named", cls1);
+	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls2),
+			      "class %s not named", cls2);
+	lockdep_kunit_reset();
+}
+
+/* Until @nr tasks wait on @c (their crosslock acquisition is done). */
+static void until_waiting(struct completion *c, int nr)
+{
+	struct swait_queue *q;
+	unsigned long flags;
+	int i, n;
+
+	for (i = 0; i < 5000; i++) {
+		n = 0;
+		raw_spin_lock_irqsave(&c->wait.lock, flags);
+		list_for_each_entry(q, &c->wait.task_list, task_list)
+			n++;
+		raw_spin_unlock_irqrestore(&c->wait.lock, flags);
+		if (n >= nr)
+			return;
+		usleep_range(200, 400);
+	}
+}
+
+/* --- Actors, each in a kthread: wait for one thing, then release --- */
+
+struct actor {
+	struct cc_ctx *ctx;
+	struct completion *wait;	/* wait for this (or NULL) */
+	bool timeout;			/* ... with a finite timeout */
+	bool under_m;			/* ... holding the mutex */
+	struct completion *complete;	/* then complete this (or NULL) */
+	struct task_struct *task;
+};
+
+static int actor_fn(void *data)
+{
+	struct actor *a = data;
+
+	if (a->under_m)
+		mutex_lock(&a->ctx->m);
+	if (a->wait && a->timeout)
+		wait_for_completion_timeout(a->wait, 60 * HZ);
+	else if (a->wait)
+		wait_for_completion(a->wait);
+	if (a->under_m)
+		mutex_unlock(&a->ctx->m);
+	if (a->complete)
+		complete(a->complete);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void start_actor(struct kunit *test, struct actor *a,
+			struct cc_ctx *ctx, struct completion *wait,
+			struct completion *complete, bool timeout)
+{
+	a->ctx = ctx;
+	a->wait = wait;
+	a->complete = complete;
+	a->timeout = timeout;
+	a->task = kthread_run(actor_fn, a, "cc_actor");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a->task));
+}
+
+/*
+ * @first is waited for by a plain waiter and completed by an actor that
+ * first waits for @second, which this task completes: @first -> @second.
+ */
+static void chain(struct kunit *test, struct cc_ctx *ctx,
+		  struct completion *first, struct completion *second,
+		  bool timeout)
+{
+	struct actor waiter = { }, completer = { };
+
+	reinit_completion(first);
+	reinit_completion(second);
+	start_actor(test, &waiter, ctx, first, NULL, false);
+	until_waiting(first, 1);
+	start_actor(test, &completer, ctx, second, first, timeout);
+	until_waiting(second, 1);
+	complete(second);
+	kthread_stop(completer.task);
+	kthread_stop(waiter.task);
+}
+
+/* A's completer waits for B, B's completer waits for A. */
+static void cc_two_completions_reported(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_report(test);
+
+	chain(test, ctx, &ctx->a, &ctx->b, false);
+	chain(test, ctx, &ctx->b, &ctx->a, false);
+
+	expect_report(test, ctx, "(complete)&ctx->a", "(complete)&ctx->b");
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  "waited for crosslock"));
+}
+
+/* The same, but the completers' waits have a timeout: they end anyway. */
+static void cc_two_completions_timeout_quiet(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+
+	chain(test, ctx, &ctx->a, &ctx->b, true);
+	chain(test, ctx, &ctx->b, &ctx->a, true);
+
+	expect_quiet(test, ctx);
+}
+
+/* A folio locked around a wait for A: unlocking it depends on A. */
+static int lock_folio_and_wait_fn(void *data)
+{
+	struct cc_ctx *ctx = data;
+
+	folio_lock(ctx->f);
+	wait_for_completion(&ctx->a);
+	folio_unlock(ctx->f);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* A's completer waits for a folio lock first: A depends on it. */
+static int wait_folio_and_complete_fn(void *data)
+{
+	struct cc_ctx *ctx = data;
+
+	folio_lock(ctx->g);
+	folio_unlock(ctx->g);
+	complete(&ctx->a);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void cc_folio_and_completion_reported(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+	struct task_struct *t, *k;
+
+	lockdep_kunit_expect_report(test);
+	if (!lockdep_pagelock_enabled())
+		kunit_skip(test, "folio locks not tracked");
+
+	ctx->f = folio_alloc(GFP_KERNEL, 0);
+	ctx->g = folio_alloc(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->f);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->g);
+
+	t = kthread_run(lock_folio_and_wait_fn, ctx, "cc_folio_waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	until_waiting(&ctx->a, 1);
+	k = kthread_run(wait_folio_and_complete_fn, ctx, "cc_completer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	kthread_stop(k);
+	kthread_stop(t);
+
+	expect_report(test, ctx, "(PG_locked)folio", "(complete)&ctx->a");
+}
+
+/* --- Workqueues: item 1 takes M, item 2 completes A --- */
+
+static void take_m_work(struct work_struct *work)
+{
+	struct cc_ctx *ctx = container_of(work, struct cc_ctx, take_m_work);
+
+	mutex_lock(&ctx->m);
+	mutex_unlock(&ctx->m);
+}
+
+static void complete_a_work(struct work_struct *work)
+{
+	struct cc_ctx *ctx = container_of(work, struct cc_ctx,
+					  complete_a_work);
+
+	complete(&ctx->a);
+}
+
+/*
+ * A waiter holds M and waits for A (learnt in a run that cannot hang);
+ * then item 1 takes M and item 2 completes A.  On an ordered workqueue
+ * item 2 waits for item 1, so A depends on M: a deadlock if the waiter
+ * holds M while item 1 is queued before item 2.
+ */
+static void workqueue_case(struct kunit *test, struct workqueue_struct *wq)
+{
+	struct cc_ctx *ctx = test->priv;
+	struct actor waiter = { .under_m = true }, plain = { };
+
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	start_actor(test, &waiter, ctx, &ctx->a, NULL, false);
+	until_waiting(&ctx->a, 1);
+	complete(&ctx->a);
+	kthread_stop(waiter.task);
+
+	reinit_completion(&ctx->a);
+	start_actor(test, &plain, ctx, &ctx->a, NULL, false);
+	until_waiting(&ctx->a, 1);
+	INIT_WORK(&ctx->take_m_work, take_m_work);
+	INIT_WORK(&ctx->complete_a_work, complete_a_work);
+	queue_work(wq, &ctx->take_m_work);
+	queue_work(wq, &ctx->complete_a_work);
+	flush_workqueue(wq);
+	kthread_stop(plain.task);
+	destroy_workqueue(wq);
+}
+
+static void cc_ordered_workqueue_reported(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_report(test);
+
+	workqueue_case(test, alloc_ordered_workqueue("cc_test_ordered", 0));
+
+	expect_report(test, ctx, "(complete)&ctx->a", "cc_test_M");
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  "cc_test_ordered"));
+}
+
+static void cc_ordinary_workqueue_quiet(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+
+	workqueue_case(test, alloc_workqueue("cc_test_wq", 0, 0));
+
+	expect_quiet(test, ctx);
+}
+
+static struct kunit_case cc_test_cases[] = {
+	KUNIT_CASE(cc_two_completions_reported),
+	KUNIT_CASE(cc_two_completions_timeout_quiet),
+	KUNIT_CASE(cc_folio_and_completion_reported),
+	KUNIT_CASE(cc_ordered_workqueue_reported),
+	KUNIT_CASE(cc_ordinary_workqueue_quiet),
+	{}
+};
+
+static struct kunit_suite cc_test_suite = {
+	.name = "crossrelease_chain",
+	.init = cc_test_init,
+	.exit = cc_test_exit,
+	.test_cases = cc_test_cases,
+};
+
+kunit_test_suite(cc_test_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for crosslock to crosslock dependencies");

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for dma-fences as crosslocks (CONFIG_LOCKDEP_DMA_FENCE).
+ *
+ * A fence waited for under a mutex, and signalled by a context that took
+ * the mutex after the wait began, is a deadlock the signaller cannot see.
+ * As in the other suites, a case lets lockdep learn the wait under the
+ * mutex in a run that cannot hang, then plays the signaller, and asserts
+ * the report, or its absence and that lockdep is still on.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/dma-fence.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "lockdep_kunit.h"
+
+#define CIRCULAR	"possible circular locking dependency detected"
+#define FENCE_CLASS	"(dma_fence)df_test"
+
+static const char *df_driver_name(struct dma_fence *fence)
+{
+	return "df_test";
+}
+
+static const char *df_timeline_name(struct dma_fence *fence)
+{
+	return "df_test_timeline";
+}
+
+static const struct dma_fence_ops df_ops = {
+	.get_driver_name = df_driver_name,
+	.get_timeline_name = df_timeline_name,
+};
+
+/* How the signaller signals, after it took M */
+enum df_signal {
+	SIGNAL_PLAIN,		/* dma_fence_signal() */
+	SIGNAL_OPPORTUNISTIC,	/* ... marked opportunistic */
+	SIGNAL_M_IN_SECTION,	/* M and the signal in a signalling section */
+	SIGNAL_M_BEFORE_SECTION, /* M before the section, the signal in it */
+};
+
+struct df_ctx {
+	struct lock_class_key key_m;
+	struct mutex m;		/* the lock of the scenarios */
+	spinlock_t fence_lock;	/* the fences' lock */
+	u64 context;
+	struct dma_fence *fence;
+	enum df_signal how;
+	bool under_m;		/* the waiter holds M */
+	struct lockdep_capture cap;
+};
+
+static int df_test_init(struct kunit *test)
+{
+	struct df_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	test->priv = ctx;
+	lockdep_register_key(&ctx->key_m);
+	mutex_init(&ctx->m);
+	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "df_test_M");
+	spin_lock_init(&ctx->fence_lock);
+	ctx->context = dma_fence_context_alloc(1);
+
+	if (!crossrelease_enabled())
+		kunit_skip(test, "booted with crossrelease=off");
+	if (!lockdep_kunit_is_on())
+		kunit_skip(test, "lockdep is off (earlier report?)");
+	lockdep_kunit_capture_start(&ctx->cap);
+	return 0;
+}
+
+static void df_test_exit(struct kunit *test)
+{
+	struct df_ctx *ctx = test->priv;
+
+	mutex_destroy(&ctx->m);
+	lockdep_unregister_key(&ctx->key_m);
+	kfree(ctx);
+}
+
+static struct dma_fence *new_fence(struct kunit *test, struct df_ctx *ctx)
+{
+	struct dma_fence *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	dma_fence_init(f, &df_ops, &ctx->fence_lock, ctx->context, 1);
+	return f;
+}
+
+/* The waiter: waits for the fence, holding M or not. */
+static int waiter_fn(void *data)
+{
+	struct df_ctx *ctx = data;
+
+	if (ctx->under_m)
+		mutex_lock(&ctx->m);
+	dma_fence_wait(ctx->fence, false);
+	if (ctx->under_m)
+		mutex_unlock(&ctx->m);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Until the waiter's callback is on the fence (its wait has begun). */
+static void until_waiting(struct dma_fence *f)
+{
+	unsigned long flags;
+	bool waiting;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		spin_lock_irqsave(f->lock, flags);
+		waiting = !list_empty(&f->cb_list);
+		spin_unlock_irqrestore(f->lock, flags);
+		if (waiting)
+			return;
+		usleep_range(200, 400);
+	}
+}
+
+static void take_m(struct df_ctx *ctx)
+{
+	mutex_lock(&ctx->m);
+	mutex_unlock(&ctx->m);
+}
+
+/* The signaller */
+static int signaller_fn(void *data)
+{
+	struct df_ctx *ctx = data;
+	bool cookie;
+
+	switch (ctx->how) {
+	case SIGNAL_PLAIN:
+		take_m(ctx);
+		dma_fence_signal(ctx->fence);
+		break;
+	case SIGNAL_OPPORTUNISTIC:
+		take_m(ctx);
+		dma_fence_begin_opportunistic();
+		dma_fence_signal(ctx->fence);
+		dma_fence_end_opportunistic();
+		break;
+	case SIGNAL_M_IN_SECTION:
+		cookie = dma_fence_begin_signalling();
+		take_m(ctx);
+		dma_fence_signal(ctx->fence);
+		dma_fence_end_signalling(cookie);
+		break;
+	case SIGNAL_M_BEFORE_SECTION:
+		take_m(ctx);
+		cookie = dma_fence_begin_signalling();
+		dma_fence_signal(ctx->fence);
+		dma_fence_end_signalling(cookie);
+		break;
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* One fence, one waiter, signalled by this task or by a signaller. */
+static void play(struct kunit *test, struct df_ctx *ctx, bool under_m,
+		 bool signaller, enum df_signal how)
+{
+	struct task_struct *w, *s = NULL;
+
+	ctx->fence = new_fence(test, ctx);
+	ctx->under_m = under_m;
+	ctx->how = how;
+	w = kthread_run(waiter_fn, ctx, "df_waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	until_waiting(ctx->fence);
+	if (signaller) {
+		s = kthread_run(signaller_fn, ctx, "df_signaller");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	} else {
+		dma_fence_signal(ctx->fence);
+	}
+	while (!dma_fence_is_signaled(ctx->fence))
+		usleep_range(500, 1000);
+	if (s)
+		kthread_stop(s);
+	kthread_stop(w);
+	dma_fence_put(ctx->fence);
+}
+
+/* Learn M -> (dma_fence): a wait under M, signalled by this task. */
+static void learn_wait_under_m(struct kunit *test, struct df_ctx *ctx)
+{
+	play(test, ctx, true, false, SIGNAL_PLAIN);
+}
+
+static void expect_quiet(struct kunit *test, struct df_ctx *ctx)
+{
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+}
+
+static void df_wait_under_mutex_reported(struct kunit *test)
+{
+	struct df_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_report(test);
+
+	learn_wait_under_m(test, ctx);
+	play(test, ctx, false, true, SIGNAL_PLAIN);
+
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  FENCE_CLASS));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  "df_test_M"));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  "is releasing crosslock"));
+	lockdep_kunit_reset();
+}
+
+static void df_opportunistic_signal_quiet(struct kunit *test)
+{
+	struct df_ctx *ctx = test->priv;
+
+	learn_wait_under_m(test, ctx);
+	play(test, ctx, false, true, SIGNAL_OPPORTUNISTIC);
+
+	expect_quiet(test, ctx);
+}
+
+/*
+ * The example of commit 5fbff813a4a3 ("dma-fence: basic lockdep
+ * annotations"): M taken in a signalling section, and a wait under M.
+ * Its annotation and crossrelease both see the cycle: one report only.
+ */
+static void df_signalling_section_reported_once(struct kunit *test)
+{
+	struct df_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_report(test);
+
+	learn_wait_under_m(test, ctx);
+	play(test, ctx, false, true, SIGNAL_M_IN_SECTION);
+
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 1U);
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  "df_test_M"));
+	lockdep_kunit_reset();
+}
+
+/* M taken before the signalling section: the section bounds the commit. */
+static void df_mutex_before_section_quiet(struct kunit *test)
+{
+	struct df_ctx *ctx = test->priv;
+
+	learn_wait_under_m(test, ctx);
+	play(test, ctx, false, true, SIGNAL_M_BEFORE_SECTION);
+
+	expect_quiet(test, ctx);
+}
+
+static struct kunit_case df_test_cases[] = {
+	KUNIT_CASE(df_wait_under_mutex_reported),
+	KUNIT_CASE(df_opportunistic_signal_quiet),
+	KUNIT_CASE(df_signalling_section_reported_once),
+	KUNIT_CASE(df_mutex_before_section_quiet),
+	{}
+};
+
+static struct kunit_suite df_test_suite = {
+	.name = "crossrelease_dma_fence",
+	.init = df_test_init,
+	.exit = df_test_exit,
+	.test_cases = df_test_cases,
+};
+
+kunit_test_suite(df_test_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for dma-fences as lockdep crosslocks");

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for folio locks as crosslocks (CONFIG_LOCKDEP_PAGELOCK).
+ *
+ * As in the completion suite, a case first lets lockdep learn one half of
+ * a cycle in a run that cannot hang, then plays the other half; it asserts
+ * the report, or its absence and that lockdep is still on.  All folio
+ * locks share the class "(PG_locked)folio"; the mutex of each case has a
+ * class of its own, registered and dropped with the case.
+ */
+#include <kunit/test.h>
+#include <linux/gfp.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/lockdep_pagelock.h>
+#include <linux/mutex.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+
+#include "lockdep_kunit.h"
+#include "lockdep_crossrelease.h"
+
+#define CIRCULAR	"possible circular locking dependency detected"
+#define PG_CLASS	"(PG_locked)folio"
+
+struct pl_ctx {
+	struct lock_class_key key_m;
+	struct mutex m;			/* the lock of the deadlock scenarios */
+	struct folio *f, *g;		/* two folios nobody else knows */
+	struct lockdep_capture cap;
+	struct completion locked;	/* a helper kthread locked @f */
+	struct completion go;		/* ... and may go on */
+	struct timer_list timer;
+	bool fired;
+	long misuse;
+};
+
+static int pl_test_init(struct kunit *test)
+{
+	struct pl_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	test->priv = ctx;
+	lockdep_register_key(&ctx->key_m);
+	mutex_init(&ctx->m);
+	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "pl_test_M");
+	init_completion(&ctx->locked);
+	init_completion(&ctx->go);
+	ctx->f = folio_alloc(GFP_KERNEL, 0);
+	ctx->g = folio_alloc(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->f);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->g);
+
+	if (!lockdep_pagelock_enabled())
+		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
+	if (!lockdep_kunit_is_on())
+		kunit_skip(test, "lockdep is off (earlier report?)");
+	ctx->misuse = atomic_long_read(&xr_stats.misuse);
+	lockdep_kunit_capture_start(&ctx->cap);
+	return 0;
+}
+
+static void pl_test_exit(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	if (ctx->f)
+		folio_put(ctx->f);
+	if (ctx->g)
+		folio_put(ctx->g);
+	mutex_destroy(&ctx->m);
+	lockdep_unregister_key(&ctx->key_m);
+	kfree(ctx);
+}
+
+static void take_m(struct pl_ctx *ctx)
+{
+	mutex_lock(&ctx->m);
+	mutex_unlock(&ctx->m);
+}
+
+/* Learn (PG_locked) -> M: take M with a folio locked, then unlock it. */
+static void learn_pg_then_m(struct pl_ctx *ctx)
+{
+	folio_lock(ctx->g);
+	take_m(ctx);
+	folio_unlock(ctx->g);
+}
+
+static void expect_quiet(struct kunit *test, struct pl_ctx *ctx)
+{
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), ctx->misuse);
+}
+
+static void expect_report(struct kunit *test, struct pl_ctx *ctx)
+{
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+							  "(pl_test_M)"));
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, PG_CLASS));
+	lockdep_kunit_reset();
+}
+
+/*
+ * Seed example 1: X takes M then locks the folio; Y locks the folio then
+ * takes M.  One task plays Y, then X, so nothing can hang.
+ */
+static void pl_seed1_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_report(test);
+
+	learn_pg_then_m(ctx);
+
+	mutex_lock(&ctx->m);
+	folio_lock(ctx->g);
+	folio_unlock(ctx->g);
+	mutex_unlock(&ctx->m);
+
+	expect_report(test, ctx);
+}
+
+/* X: locks the folio and leaves it to Z. */
+static int lock_and_park_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	folio_lock(ctx->f);
+	complete(&ctx->locked);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Z: takes M, then unlocks the folio X locked. */
+static int take_m_and_unlock_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	take_m(ctx);
+	folio_unlock(ctx->f);
+	complete(&ctx->go);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void run_kthread_pair(struct kunit *test, struct pl_ctx *ctx)
+{
+	struct task_struct *x, *z;
+
+	x = kthread_run(lock_and_park_fn, ctx, "pl_locker");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
+	wait_for_completion(&ctx->locked);
+	z = kthread_run(take_m_and_unlock_fn, ctx, "pl_unlocker");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(z));
+	wait_for_completion(&ctx->go);
+	kthread_stop(z);
+	kthread_stop(x);
+}
+
+/*
+ * Seed example 2: X locks the folio; Z takes M and then unlocks it; Y
+ * holds M and waits for the folio.  Y is this task, after X and Z.
+ */
+static void pl_seed2_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_report(test);
+
+	run_kthread_pair(test, ctx);
+
+	mutex_lock(&ctx->m);
+	folio_lock(ctx->f);
+	folio_unlock(ctx->f);
+	mutex_unlock(&ctx->m);
+
+	expect_report(test, ctx);
+}
+
+/* Waiting for an unlock under M is a wait on the folio lock, too. */
+static void pl_wait_locked_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_report(test);
+
+	learn_pg_then_m(ctx);
+
+	mutex_lock(&ctx->m);
+	folio_wait_locked(ctx->g);
+	mutex_unlock(&ctx->m);
+
+	expect_report(test, ctx);
+}
+
+/* Two folios locked in order and unlocked: not recursive locking. */
+static void pl_two_folios_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	mutex_lock(&ctx->m);
+	folio_lock(ctx->f);
+	folio_lock(ctx->g);
+	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->g));
+	folio_unlock(ctx->g);
+	folio_unlock(ctx->f);
+	mutex_unlock(&ctx->m);
+
+	expect_quiet(test, ctx);
+	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->g));
+}
+
+/* Locked by a kthread, unlocked by another: not a bad unlock. */
+static void pl_unlock_by_other_task_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	run_kthread_pair(test, ctx);
+
+	expect_quiet(test, ctx);
+	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+}
+
+/* A trylock under M never waits: no M -> (PG_locked). */
+static void pl_trylock_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	learn_pg_then_m(ctx);
+
+	mutex_lock(&ctx->m);
+	KUNIT_EXPECT_TRUE(test, folio_trylock(ctx->g));
+	folio_unlock(ctx->g);
+	mutex_unlock(&ctx->m);
+
+	expect_quiet(test, ctx);
+}
+
+static void unlock_timer_fn(struct timer_list *t)
+{
+	struct pl_ctx *ctx = container_of(t, struct pl_ctx, timer);
+
+	folio_unlock(ctx->f);
+	WRITE_ONCE(ctx->fired, true);
+}
+
+/*
+ * Unlocked by a timer (softirq) that lands on this task, which took M
+ * after locking the folio: the softirq did not take M, so no dependency,
+ * even though lockdep knows M -> (PG_locked).
+ */
+static void pl_unlock_from_softirq_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	unsigned long timeout;
+	bool fired;
+
+	mutex_lock(&ctx->m);
+	folio_lock(ctx->g);
+	folio_unlock(ctx->g);
+	mutex_unlock(&ctx->m);
+
+	folio_lock(ctx->f);
+	take_m(ctx);
+	preempt_disable();
+	timer_setup(&ctx->timer, unlock_timer_fn, 0);
+	ctx->timer.expires = jiffies + 1;
+	add_timer_on(&ctx->timer, smp_processor_id());
+	timeout = jiffies + 5 * HZ;
+	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
+		cpu_relax();
+	fired = READ_ONCE(ctx->fired);
+	preempt_enable();
+	del_timer_sync(&ctx->timer);
+	if (!fired)
+		folio_unlock(ctx->f);
+
+	KUNIT_EXPECT_TRUE(test, fired);
+	expect_quiet(test, ctx);
+}
+
+/*
+ * The non-atomic set and clear, and a locked page given back to the
+ * allocator, leave no state behind.
+ */
+static void pl_set_clear_balanced(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	__folio_set_locked(ctx->f);
+	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
+	__folio_clear_locked(ctx->f);
+	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+
+	/* What free_pages_prepare() does for a page freed while locked */
+	__folio_set_locked(ctx->f);
+	lockdep_pagelock_free(&ctx->f->page);
+	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	__folio_clear_locked(ctx->f);
+
+	folio_lock(ctx->f);
+	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
+	folio_unlock(ctx->f);
+	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	expect_quiet(test, ctx);
+}
+
+static struct kunit_case pl_test_cases[] = {
+	KUNIT_CASE(pl_seed1_reported),
+	KUNIT_CASE(pl_seed2_reported),
+	KUNIT_CASE(pl_wait_locked_reported),
+	KUNIT_CASE(pl_two_folios_quiet),
+	KUNIT_CASE(pl_unlock_by_other_task_quiet),
+	KUNIT_CASE(pl_trylock_quiet),
+	KUNIT_CASE(pl_unlock_from_softirq_quiet),
+	KUNIT_CASE(pl_set_clear_balanced),
+	{}
+};
+
+static struct kunit_suite pl_test_suite = {
+	.name = "crossrelease_pagelock",
+	.init = pl_test_init,
+	.exit = pl_test_exit,
+	.test_cases = pl_test_cases,
+};
+
+kunit_test_suite(pl_test_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for folio locks as lockdep crosslocks");
