@@ -149,15 +149,16 @@ def main():
         print(f"Host load average at the start of the boots: {min(loads):.2f} to {max(loads):.2f} "
               "(2 host CPUs; other QEMU guests add noise).")
     print()
-    print("| metric | unit | plain | xr off | xr on | on/plain | off/plain | on/plain, best-of | target (on/plain) |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    print("| metric | unit | plain | xr off | xr on | on/plain | off/plain | on/off | "
+          "on/plain, best-of | target (on/plain) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
 
     def row(name, unit, key, limit=None, nd=1):
         p, off, on = (med(runs, lb, key) for lb in LABELS)
         rp = ratio(on, p)
         rb = ratio(best(runs, "xr-on", key), best(runs, "plain", key))
         print(f"| {name} | {unit} | {fmt(p, nd)} | {fmt(off, nd)} | {fmt(on, nd)} | "
-              f"{fr(rp)} | {fr(ratio(off, p))} | {fr(rb)} | {verdict(rp, limit)} |")
+              f"{fr(rp)} | {fr(ratio(off, p))} | {fr(ratio(on, off))} | {fr(rb)} | {verdict(rp, limit)} |")
 
     for d in (1, 4, 8):
         row(f"mutex lock/unlock, depth {d}", "ns/pair", f"mutex_d{d}", 1.05)
