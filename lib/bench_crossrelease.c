@@ -8,7 +8,7 @@
  *   mutex <depth>   nested mutex lock/unlock, one class per level (1-8)
  *   spin <depth>    the same with spinlocks
  *   completion      complete()/wait_for_completion() ping-pong between
- *                   two kthreads, per round trip
+ *                   two kthreads on one CPU, per round trip
  *   folio           folio_lock()/folio_unlock() of one folio
  *   hold <n>        park n kthreads in wait_for_completion(), each on a
  *                   completion of its own, until "release"
@@ -24,9 +24,9 @@
  * operation is one lock/unlock pair: at depth d a batch runs ops/d rounds
  * of d nested locks.
  *
- * Each command runs in a kthread of its own that holds no other lock,
- * while the writer sleeps on a wait queue rather than on a completion, so
- * that the benchmark itself puts no crosslock in flight.  The module uses
+ * Each command runs in a kthread of its own, bound to CPU 0, that holds
+ * no other lock, while the writer sleeps on a wait queue rather than on a
+ * completion, so that the benchmark itself puts no crosslock in flight.  The module uses
  * only the kernel's ordinary locking API and builds with or without
  * lockdep and crossrelease, so that kernels can be compared.
  */
@@ -55,6 +55,8 @@
 #define BENCH_MAX_HOLD	4096
 #define BENCH_CMD_LEN	32
 #define BENCH_RES_LEN	160
+/* every benchmark thread runs on this CPU */
+#define BENCH_CPU	0
 /* a ping-pong round trip costs about this many lock/unlock pairs */
 #define BENCH_PP_DIV	50
 
@@ -181,6 +183,8 @@ static u64 bench_completion_batch(unsigned int n)
 	t = kthread_create(bench_pong_fn, &pp, "bench_xr_pong");
 	if (IS_ERR(t))
 		return 0;
+	/* same CPU as the benchmark thread: no IPIs, no idle wake-ups */
+	kthread_bind(t, BENCH_CPU);
 	get_task_struct(t);
 	wake_up_process(t);
 
@@ -444,6 +448,7 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 		ret = PTR_ERR(t);
 		goto out;
 	}
+	kthread_bind(t, BENCH_CPU);
 	get_task_struct(t);
 	wake_up_process(t);
 	/* a wait queue, not a completion: no crosslock while it runs */
