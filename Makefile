@@ -3,6 +3,7 @@
 #   make test     KUnit + kselftests in QEMU, ends with "N passed, N failed"
 #   make series   export the patch series to build/series and check it
 #   make shell    boot the xr kernel into an interactive busybox shell
+#   make bench    plain vs crossrelease off/on: one table, build/bench/table.md
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
 # kernel command line arguments for the guest boot.
 V ?= xr
@@ -36,8 +37,13 @@ initramfs: build
 series: deps
 	@bash $(S)/series.sh
 
-bench:
-	@echo ">> bench: not yet"
+# both kernels (plain and xr) are built, then booted in turns
+bench: deps tree
+	@bash $(S)/build.sh plain
+	@bash $(S)/initramfs.sh plain
+	@bash $(S)/build.sh xr
+	@bash $(S)/initramfs.sh xr
+	@bash $(S)/bench.sh $(ARGS)
 
 clean:
 	@echo ">> clean: removing build outputs (keeping build/linux and build/ccache)"

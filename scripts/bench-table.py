@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Turn the raw logs of scripts/bench.sh into one Markdown table of medians.
+
+Reads build/bench/raw/<label>-<round>.log (labels plain, xr-off, xr-on),
+each holding the "BENCH ..." lines of guest/bench.sh and lockdep's boot
+banner, and prints the table on stdout.  Per-entry sizes of lockdep's
+tables come from the vmlinux symbol sizes (array size / capacity).
+"""
+import argparse
+import glob
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+LABELS = ["plain", "xr-off", "xr-on"]
+HEAD = {"plain": "plain", "xr-off": "xr off", "xr-on": "xr on"}
+# lockdep_stats line -> vmlinux array holding its entries
+LOCKDEP_TABLES = [
+    ("lock-classes", "lock_classes"),
+    ("direct dependencies", "list_entries"),
+    ("dependency chains", "lock_chains"),
+    ("dependency chain hlocks used", "chain_hlocks"),
+    ("stack-trace entries", "stack_trace"),
+]
+XR_TABLES = ["xr_stacks", "xr_deps", "xr_names"]
+
+
+def parse_log(path):
+    """Return {key: value} of one boot."""
+    d = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.search(r"memory used by lock dependency info: (\d+) kB", line)
+            if m:
+                d["ld_static_kb"] = int(m.group(1))
+            m = re.search(r"memory used for stack traces: (\d+) kB", line)
+            if m:
+                d["ld_stack_kb"] = int(m.group(1))
+            if not line.startswith("BENCH "):
+                continue
+            f_ = line.split()[1:]
+            if not f_:
+                continue
+            key = f_[0]
+            if key == "LOCKDEP":
+                m = re.match(r"BENCH LOCKDEP\s+(.+?):\s+(\d+)(?:\s+\[max:\s+(\d+)\])?",
+                             line)
+                if m:
+                    d["ld:" + m.group(1).strip()] = int(m.group(2))
+                    if m.group(3):
+                        d["ldmax:" + m.group(1).strip()] = int(m.group(3))
+                continue
+            if len(f_) < 2:
+                continue
+            v = f_[1]
+            m = re.match(r"ns_per_op=([\d.]+)", v)
+            if m:
+                d[key] = float(m.group(1))
+                m = re.search(r" min=([\d.]+)", line)
+                if m:
+                    d[key + ".best"] = float(m.group(1))
+                continue
+            m = re.search(r" chunks=([\d ]+)$", line)
+            if m:
+                ch = [int(x) for x in m.group(1).split()]
+                d[key + ".best"] = min(ch) * len(ch)
+            try:
+                d[key] = float(v)
+            except ValueError:
+                d[key] = v
+    if "host_ms" in d and "guest_ms" in d:
+        d["boot_host_ms"] = d["host_ms"] - d["guest_ms"]
+    return d
+
+
+def symsizes(vmlinux):
+    sizes = {}
+    if not vmlinux or not os.path.exists(vmlinux):
+        return sizes
+    out = subprocess.run(["nm", "-S", vmlinux], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 4:
+            sizes[p[3]] = int(p[1], 16)
+    return sizes
+
+
+def best(runs, label, key):
+    """min over boots of the per-boot best (batch or chunk minimum)"""
+    vals = [r.get(key + ".best", r.get(key)) for r in runs.get(label, [])]
+    vals = [v for v in vals if isinstance(v, (int, float))]
+    return min(vals) if vals else None
+
+
+def med(runs, label, key):
+    vals = [r[key] for r in runs.get(label, []) if isinstance(r.get(key), (int, float))]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v, nd=1):
+    if v is None:
+        return "n/a"
+    if abs(v) >= 1000 or float(v).is_integer():
+        return f"{v:,.0f}"
+    return f"{v:.{nd}f}"
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def fr(x):
+    return "n/a" if x is None else f"{x:.3f}"
+
+
+def verdict(x, limit):
+    if x is None or limit is None:
+        return ""
+    return f"<= {limit:.2f}: " + ("met" if x <= limit else f"**MISSED by {100 * (x / limit - 1):.1f}%**")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rawdir")
+    ap.add_argument("--rounds", type=int, default=0)
+    ap.add_argument("--vmlinux", action="append", default=[])
+    a = ap.parse_args()
+
+    runs = {}
+    for path in sorted(glob.glob(os.path.join(a.rawdir, "*.log"))):
+        label = re.sub(r"-\d+\.log$", "", os.path.basename(path))
+        runs.setdefault(label, []).append(parse_log(path))
+    if not all(runs.get(lb) for lb in LABELS):
+        sys.exit("bench-table: missing logs for some of " + ", ".join(LABELS))
+    vml = dict(v.split("=", 1) for v in a.vmlinux)
+    syms = {k: symsizes(p) for k, p in vml.items()}
+    n = min(len(runs[lb]) for lb in LABELS)
+    sample = runs["xr-on"][0]
+
+    print(f"Medians over {n} boots per kernel (interleaved: plain, xr off, xr on); "
+          f"microbenchmarks are themselves medians of {int(sample.get('reps', 5))} "
+          "timed batches.  QEMU TCG: absolute numbers are indicative, ratios count.")
+    loads = [r.get("host_load") for lb in LABELS for r in runs[lb]]
+    loads = [x for x in loads if isinstance(x, float)]
+    if loads:
+        print(f"Host load average at the start of the boots: {min(loads):.2f} to {max(loads):.2f} "
+              "(2 host CPUs; other QEMU guests add noise).")
+    print()
+    print("| metric | unit | plain | xr off | xr on | on/plain | off/plain | on/off | "
+          "on/plain, best-of | target (on/plain) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+
+    def row(name, unit, key, limit=None, nd=1):
+        p, off, on = (med(runs, lb, key) for lb in LABELS)
+        rp = ratio(on, p)
+        rb = ratio(best(runs, "xr-on", key), best(runs, "plain", key))
+        print(f"| {name} | {unit} | {fmt(p, nd)} | {fmt(off, nd)} | {fmt(on, nd)} | "
+              f"{fr(rp)} | {fr(ratio(off, p))} | {fr(ratio(on, off))} | {fr(rb)} | {verdict(rp, limit)} |")
+
+    for d in (1, 4, 8):
+        row(f"mutex lock/unlock, depth {d}", "ns/pair", f"mutex_d{d}", 1.05)
+    for d in (1, 4, 8):
+        row(f"spinlock lock/unlock, depth {d}", "ns/pair", f"spin_d{d}", 1.05)
+    row("folio_lock/folio_unlock", "ns/pair", "folio_lock", 1.05)
+    row("completion ping-pong, 2 kthreads", "ns/round trip", "completion_pingpong")
+    row("boot to shell (guest /proc/uptime)", "ms", "boot_ms", 1.03)
+    row("boot to shell (host wall, qemu start)", "ms", "boot_host_ms")
+    row("workload: fork+exec loop", "ms", "forkexec_ms", 1.10)
+    row("workload: tmpfs create/write/read/delete", "ms", "files_ms", 1.10)
+    row("task_struct object size", "bytes", "task_struct_bytes", nd=0)
+
+    print()
+    print("Mutex lock/unlock (depth 1) while N kthreads are blocked in "
+          "wait_for_completion() on completions of their own:")
+    print()
+    print("| N waiting | crosslocks in flight (xr on) | plain | xr off | xr on | on/plain | "
+          "on(N)/on(0) | on(N)/on(0), best-of | target on(N)/on(0) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    on0 = med(runs, "xr-on", "inflight_0")
+    for k in (0, 1, 10, 100, 1000):
+        key = f"inflight_{k}"
+        p, off, on = (med(runs, lb, key) for lb in LABELS)
+        seen = med(runs, "xr-on", f"inflight_seen_{k}")
+        flat = ratio(on, on0)
+        fb = ratio(best(runs, "xr-on", key), best(runs, "xr-on", "inflight_0"))
+        print(f"| {k} | {fmt(seen)} | {fmt(p)} | {fmt(off)} | {fmt(on)} | {fr(ratio(on, p))} | "
+              f"{fr(flat)} | {fr(fb)} | {verdict(flat, 1.10) if k else ''} |")
+
+    # memory
+    print()
+    print("Memory (xr = the crossrelease kernel; lockdep's tables after the workload, "
+          "before the microbenchmarks):")
+    print()
+    print("| memory | plain | xr off | xr on | on - plain |")
+    print("|---|---:|---:|---:|---:|")
+    tp, toff, ton = (med(runs, lb, "task_struct_bytes") for lb in LABELS)
+    dt = None if ton is None or tp is None else ton - tp
+    tgt = "" if dt is None else (" (target <= 4096: met)" if dt <= 4096 else " (target <= 4096: **MISSED**)")
+    print(f"| task_struct object size, bytes | {fmt(tp, 0)} | {fmt(toff, 0)} | {fmt(ton, 0)} | "
+          f"{fmt(dt, 0)}{tgt} |")
+
+    def used_bytes(label, symtab):
+        total = 0
+        for stat, sym in LOCKDEP_TABLES:
+            u, mx = med(runs, label, "ld:" + stat), med(runs, label, "ldmax:" + stat)
+            sz = symtab.get(sym)
+            if u is None or not mx or not sz:
+                return None
+            total += u * sz / mx
+        return total
+
+    sp, sx = syms.get("plain", {}), syms.get("xr", {})
+    for stat, sym in LOCKDEP_TABLES:
+        vals = [med(runs, lb, "ld:" + stat) for lb in LABELS]
+        d = None if vals[2] is None or vals[0] is None else vals[2] - vals[0]
+        print(f"| lockdep {stat} | {fmt(vals[0], 0)} | {fmt(vals[1], 0)} | {fmt(vals[2], 0)} | {fmt(d, 0)} |")
+    ub = [used_bytes("plain", sp), used_bytes("xr-off", sx), used_bytes("xr-on", sx)]
+    d = None if ub[2] is None or ub[0] is None else ub[2] - ub[0]
+    kib = [None if x is None else x / 1024 for x in ub]
+    print(f"| lockdep tables in use (entries x entry size), KiB | {fmt(kib[0])} | {fmt(kib[1])} | "
+          f"{fmt(kib[2])} | {fmt(None if d is None else d / 1024)} |")
+    st = [med(runs, lb, "ld_static_kb") for lb in LABELS]
+    sk = [med(runs, lb, "ld_stack_kb") for lb in LABELS]
+    stot = [None if x is None or y is None else x + y for x, y in zip(st, sk)]
+    d = None if stot[2] is None or stot[0] is None else stot[2] - stot[0]
+    print(f"| lockdep static tables (boot banner), KiB | {fmt(stot[0])} | {fmt(stot[1])} | "
+          f"{fmt(stot[2])} | {fmt(d)} |")
+    xr = sum(sx.get(s, 0) for s in XR_TABLES)
+    print(f"| crossrelease static tables ({', '.join(XR_TABLES)}), KiB | 0 | {fmt(xr / 1024)} | "
+          f"{fmt(xr / 1024)} | {fmt(xr / 1024)} |")
+
+
+if __name__ == "__main__":
+    main()
