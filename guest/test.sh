@@ -1,9 +1,14 @@
 #!/bin/sh
 # Guest test runner: KUnit already ran at boot; run the crossrelease
 # kselftests (run_*.sh) as one KTAP document, each script a subtest whose
-# own KTAP/TAP output is indented below it.
+# own KTAP/TAP output is indented below it.  With xr.scenario=NAME on the
+# kernel command line (scripts/test.sh: one boot per scenario that expects
+# a lockdep report) only run_scenarios.sh runs, and it runs only NAME.
 dir=/xr/selftests/crossrelease
 set -- $(ls "$dir"/run_*.sh 2>/dev/null)
+case " $(cat /proc/cmdline) " in
+*" xr.scenario="*) set -- "$dir/run_scenarios.sh" ;;
+esac
 if [ $# -eq 0 ]; then
 	echo "# no crossrelease kselftests in $dir"
 	exit 0

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Deadlock scenarios for lockdep crossrelease, run one at a time on
- * request, with the kernel's ordinary API only.
+ * request, with the kernel's ordinary API only: mutexes, completions,
+ * folio locks, kthreads, work items and timers.
  *
  *   echo seed3 > /sys/kernel/debug/test_crossrelease/run
+ *   cat /sys/kernel/debug/test_crossrelease/run        (the names)
+ *   cat /sys/kernel/debug/test_crossrelease/features   (what is tracked)
+ *
+ * Each scenario has a quiet twin ("seed3_quiet"): the same contexts and
+ * locks, ordered so that no deadlock is possible, on classes of its own.
+ * tools/testing/selftests/crossrelease/run_scenarios.sh checks them.
  *
  * A scenario never deadlocks: lockdep reports cycles that did not happen,
  * so each one first lets lockdep learn one half of the cycle in a run that
  * cannot hang, then plays the other half.  Lockdep reports only once and
  * then turns itself off; "rearm" switches it back on 200 ms later.  Write
  * each name from a process of its own ("sh -c 'echo seed3 > run'").  Test
- * kernels only: re-arming after a report is not safe on a busy system.
+ * kernels only: re-arming after a report is not safe on a busy system,
+ * and not at all after "article", whose report is printed in a kworker.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,13 +26,17 @@
 #include <linux/debug_locks.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
-#include <linux/kthread.h>
 #include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/pagemap.h>
 #include <linux/string.h>
 #include <linux/swait.h>
+#include <linux/timer.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 /* A scenario and its quiet twin use classes of their own. */
 struct seed3 {
@@ -33,6 +45,22 @@ struct seed3 {
 };
 
 static struct seed3 xr_demo, xr_quiet;
+
+/*
+ * The page-lock scenarios: mutex "A" and the lock of folio "B".  All folio
+ * locks share one lockdep class, so only the mutex tells the scenarios
+ * apart; each scenario and each quiet twin has its own.
+ */
+struct xr_page {
+	struct mutex mutex;		/* A */
+	struct folio *folio;		/* B, locked with folio_lock() */
+	struct work_struct work;	/* context Z of "article" */
+	struct timer_list timer;	/* unlocks B in softirq, "article" */
+};
+
+static struct xr_page xr_seed1, xr_seed1_quiet;
+static struct xr_page xr_seed2, xr_seed2_quiet;
+static struct xr_page xr_article, xr_article_quiet;
 
 /* --- Helpers: a waiter kthread and a way to know it waits --- */
 
@@ -124,22 +152,275 @@ static int scenario_seed3(bool quiet)
 	return ret;
 }
 
+/* --- Page-lock scenarios: a folio lock and a mutex --- */
+
+/*
+ * A context of a page-lock scenario: a kthread that runs one step, then
+ * idles until stopped, so that it never exits while its step is unfinished.
+ */
+struct xr_thread {
+	void (*step)(struct xr_page *p);
+	struct xr_page *p;
+	struct task_struct *task;
+	bool started;
+};
+
+static int xr_thread_fn(void *data)
+{
+	struct xr_thread *t = data;
+
+	WRITE_ONCE(t->started, true);
+	t->step(t->p);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int xr_thread_start(struct xr_thread *t, const char *name,
+			   void (*step)(struct xr_page *p), struct xr_page *p)
+{
+	t->step = step;
+	t->p = p;
+	t->started = false;
+	t->task = kthread_run(xr_thread_fn, t, "%s", name);
+	return PTR_ERR_OR_ZERO(t->task);
+}
+
+/*
+ * Wait until the thread has run its step.  kthread_stop() alone is not
+ * enough: a kthread stopped before it first runs never calls its function.
+ */
+static void xr_thread_stop(struct xr_thread *t)
+{
+	while (!READ_ONCE(t->started))
+		usleep_range(200, 400);
+	kthread_stop(t->task);
+}
+
+/* Wait (bounded) until someone sleeps in folio_lock() on the folio. */
+static void xr_wait_for_waiter(struct folio *folio)
+{
+	int i;
+
+	for (i = 0; i < 5000 && !folio_test_waiters(folio); i++)
+		usleep_range(200, 400);
+}
+
+/* Wait until X has locked the folio; nobody else contends for it yet. */
+static void xr_wait_for_locked(struct folio *folio)
+{
+	while (!folio_test_locked(folio))
+		usleep_range(200, 400);
+}
+
+static void step_lock_a_then_b(struct xr_page *p)
+{
+	mutex_lock(&p->mutex);
+	folio_lock(p->folio);
+	folio_unlock(p->folio);
+	mutex_unlock(&p->mutex);
+}
+
+static void step_lock_b_then_a(struct xr_page *p)
+{
+	folio_lock(p->folio);
+	mutex_lock(&p->mutex);
+	mutex_unlock(&p->mutex);
+	folio_unlock(p->folio);
+}
+
+/* Z: take A, then unlock B, which another context locked. */
+static void step_take_a_unlock_b(struct xr_page *p)
+{
+	mutex_lock(&p->mutex);
+	mutex_unlock(&p->mutex);
+	folio_unlock(p->folio);
+}
+
+static void step_lock_b(struct xr_page *p)
+{
+	folio_lock(p->folio);
+}
+
+static int xr_page_begin(struct xr_page *p)
+{
+	p->folio = folio_alloc(GFP_KERNEL, 0);
+	return p->folio ? 0 : -ENOMEM;
+}
+
+static void xr_page_end(struct xr_page *p)
+{
+	folio_put(p->folio);
+	p->folio = NULL;
+}
+
+/*
+ * Page-lock example 1 of the design document, two kthreads:
+ *
+ *	X: mutex_lock(A)		Y: folio_lock(B)
+ *	X: folio_lock(B)		Y: mutex_lock(A)	(deadlock)
+ *
+ * X runs to its end first ("A -> B"), then Y: its folio_unlock() commits
+ * B, which depends on A taken since, and closes the cycle.  Quiet twin: Y
+ * takes the locks in X's order, A then B.
+ */
+static int scenario_seed1(bool quiet)
+{
+	struct xr_page *p = quiet ? &xr_seed1_quiet : &xr_seed1;
+	struct xr_thread x, y;
+	int ret;
+
+	ret = xr_page_begin(p);
+	if (ret)
+		return ret;
+	ret = xr_thread_start(&x, "xr_seed1_x", step_lock_a_then_b, p);
+	if (ret)
+		goto out;
+	xr_thread_stop(&x);
+	ret = xr_thread_start(&y, "xr_seed1_y",
+			      quiet ? step_lock_a_then_b : step_lock_b_then_a, p);
+	if (ret)
+		goto out;
+	xr_thread_stop(&y);
+out:
+	xr_page_end(p);
+	return ret;
+}
+
+/*
+ * Page-lock example 2 of the design document: X is the process that
+ * writes the scenario's name, Y and Z are kthreads.
+ *
+ *	X: folio_lock(B)
+ *	Y: mutex_lock(A), folio_lock(B)		(waits for X's B)
+ *	Z: mutex_lock(A)			(deadlock)
+ *	Z: mutex_unlock(A), folio_unlock(B)	(B of X)
+ *
+ * First X locks B, Y holds A and sleeps in folio_lock(B), and X itself
+ * unlocks B ("A -> B").  Then X locks B again, and Z takes A and unlocks
+ * X's B ("B -> A").  Quiet twin: Y waits for B before it takes A.
+ */
+static int scenario_seed2(bool quiet)
+{
+	struct xr_page *p = quiet ? &xr_seed2_quiet : &xr_seed2;
+	struct xr_thread y, z;
+	int ret;
+
+	ret = xr_page_begin(p);
+	if (ret)
+		return ret;
+	folio_lock(p->folio);
+	ret = xr_thread_start(&y, "xr_seed2_y",
+			      quiet ? step_lock_b_then_a : step_lock_a_then_b,
+			      p);
+	if (!ret)
+		xr_wait_for_waiter(p->folio);
+	folio_unlock(p->folio);
+	if (ret)
+		goto out;
+	xr_thread_stop(&y);
+
+	folio_lock(p->folio);
+	ret = xr_thread_start(&z, "xr_seed2_z", step_take_a_unlock_b, p);
+	if (ret) {
+		folio_unlock(p->folio);
+		goto out;
+	}
+	xr_thread_stop(&z);
+out:
+	xr_page_end(p);
+	return ret;
+}
+
+static void article_unlock_timer(struct timer_list *t)
+{
+	struct xr_page *p = from_timer(p, t, timer);
+
+	folio_unlock(p->folio);
+}
+
+static void article_z_work(struct work_struct *work)
+{
+	step_take_a_unlock_b(container_of(work, struct xr_page, work));
+}
+
+/*
+ * The example of the LWN article on crossrelease: the cycle of example 2,
+ * with other kinds of context.  X, which locks B, is a kthread, and B is
+ * unlocked the way I/O completion unlocks pages: first from a timer
+ * (softirq) that needs no lock, then by Z, a work item that takes A.
+ *
+ *	X (kthread):	folio_lock(B)
+ *	Y (kthread):	mutex_lock(A), folio_lock(B)	(waits for X's B)
+ *	Z (work item):	mutex_lock(A)			(deadlock)
+ *			mutex_unlock(A), folio_unlock(B)
+ *
+ * Here the report is printed by a kworker, which goes on running.
+ * Quiet twin: Y waits for B before it takes A.
+ */
+static int scenario_article(bool quiet)
+{
+	struct xr_page *p = quiet ? &xr_article_quiet : &xr_article;
+	struct xr_thread x, y;
+	int ret;
+
+	ret = xr_page_begin(p);
+	if (ret)
+		return ret;
+	ret = xr_thread_start(&x, "xr_article_x", step_lock_b, p);
+	if (ret)
+		goto out;
+	xr_wait_for_locked(p->folio);
+	ret = xr_thread_start(&y, "xr_article_y",
+			      quiet ? step_lock_b_then_a : step_lock_a_then_b,
+			      p);
+	if (!ret)
+		xr_wait_for_waiter(p->folio);
+	mod_timer(&p->timer, jiffies + 1);
+	if (!ret)
+		xr_thread_stop(&y);
+	del_timer_sync(&p->timer);
+	xr_thread_stop(&x);
+	if (ret)
+		goto out;
+
+	ret = xr_thread_start(&x, "xr_article_x", step_lock_b, p);
+	if (ret)
+		goto out;
+	xr_wait_for_locked(p->folio);
+	queue_work(system_wq, &p->work);
+	flush_work(&p->work);
+	xr_thread_stop(&x);
+out:
+	xr_page_end(p);
+	return ret;
+}
+
 static DEFINE_MUTEX(xr_abba_a);
 static DEFINE_MUTEX(xr_abba_b);
+static DEFINE_MUTEX(xr_abba_quiet_a);
+static DEFINE_MUTEX(xr_abba_quiet_b);
 
 /* Plain ABBA, which stock lockdep catches: shows the tooling works. */
 static int scenario_abba(bool quiet)
 {
-	mutex_lock(&xr_abba_a);
-	mutex_lock(&xr_abba_b);
-	mutex_unlock(&xr_abba_b);
-	mutex_unlock(&xr_abba_a);
-	if (quiet)
-		return 0;
-	mutex_lock(&xr_abba_b);
-	mutex_lock(&xr_abba_a);
-	mutex_unlock(&xr_abba_a);
-	mutex_unlock(&xr_abba_b);
+	struct mutex *a = quiet ? &xr_abba_quiet_a : &xr_abba_a;
+	struct mutex *b = quiet ? &xr_abba_quiet_b : &xr_abba_b;
+
+	mutex_lock(a);
+	mutex_lock(b);
+	mutex_unlock(b);
+	mutex_unlock(a);
+	if (quiet) {
+		/* the same order again */
+		mutex_lock(a);
+		mutex_lock(b);
+	} else {
+		mutex_lock(b);
+		mutex_lock(a);
+	}
+	mutex_unlock(a);
+	mutex_unlock(b);
 	return 0;
 }
 
@@ -171,11 +452,17 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
-	{ "abba",		scenario_abba,	false },
-	{ "abba_quiet",		scenario_abba,	true },
-	{ "seed3",		scenario_seed3,	false },
-	{ "seed3_quiet",	scenario_seed3,	true },
-	{ "rearm",		scenario_rearm,	false },
+	{ "abba",		scenario_abba,		false },
+	{ "abba_quiet",		scenario_abba,		true },
+	{ "seed1",		scenario_seed1,		false },
+	{ "seed1_quiet",	scenario_seed1,		true },
+	{ "seed2",		scenario_seed2,		false },
+	{ "seed2_quiet",	scenario_seed2,		true },
+	{ "seed3",		scenario_seed3,		false },
+	{ "seed3_quiet",	scenario_seed3,		true },
+	{ "article",		scenario_article,	false },
+	{ "article_quiet",	scenario_article,	true },
+	{ "rearm",		scenario_rearm,		false },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
@@ -221,6 +508,19 @@ static const struct file_operations run_fops = {
 	.llseek	= default_llseek,
 };
 
+/*
+ * Which kinds of crosslock this kernel tracks, "<kind> 0|1" per line, so
+ * that a test can tell "not detected" from "not tracked".
+ */
+static int features_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "completions %d\n",
+		   IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS));
+	seq_printf(m, "pagelock %d\n", IS_ENABLED(CONFIG_LOCKDEP_PAGELOCK));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(features);
+
 static struct dentry *xr_dir;
 
 static int __init test_crossrelease_init(void)
@@ -229,8 +529,22 @@ static int __init test_crossrelease_init(void)
 	init_completion(&xr_demo.done);
 	mutex_init(&xr_quiet.mutex);
 	init_completion(&xr_quiet.done);
+
+	/* one mutex_init() line per instance: a class per instance */
+	mutex_init(&xr_seed1.mutex);
+	mutex_init(&xr_seed1_quiet.mutex);
+	mutex_init(&xr_seed2.mutex);
+	mutex_init(&xr_seed2_quiet.mutex);
+	mutex_init(&xr_article.mutex);
+	mutex_init(&xr_article_quiet.mutex);
+	INIT_WORK(&xr_article.work, article_z_work);
+	INIT_WORK(&xr_article_quiet.work, article_z_work);
+	timer_setup(&xr_article.timer, article_unlock_timer, 0);
+	timer_setup(&xr_article_quiet.timer, article_unlock_timer, 0);
+
 	xr_dir = debugfs_create_dir("test_crossrelease", NULL);
 	debugfs_create_file("run", 0600, xr_dir, NULL, &run_fops);
+	debugfs_create_file("features", 0444, xr_dir, NULL, &features_fops);
 	return 0;
 }
 

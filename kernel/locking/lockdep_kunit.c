@@ -42,6 +42,15 @@ module_param(rearm, bool, 0444);
 MODULE_PARM_DESC(rearm, "switch lockdep back on after an expected report");
 
 /**
+ * lockdep_kunit_rearms - does lockdep_kunit_reset() switch lockdep back on?
+ */
+bool lockdep_kunit_rearms(void)
+{
+	return rearm;
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_rearms);
+
+/**
  * lockdep_kunit_reports_enabled - may cases that expect a report run?
  */
 bool lockdep_kunit_reports_enabled(void)

@@ -29,6 +29,7 @@ unsigned int lockdep_kunit_count(struct lockdep_capture *c, const char *needle);
 bool lockdep_kunit_any_report(struct lockdep_capture *c);
 void lockdep_kunit_reset(void);
 bool lockdep_kunit_reports_enabled(void);
+bool lockdep_kunit_rearms(void);
 
 /*
  * First statement of a case that expects a report: skipped when booted

@@ -1,0 +1,5 @@
+TITLE="page-lock example 2, quiet twin: Y waits for the folio lock before it takes A (no report expected)"
+run() {
+	xr_needs pagelock
+	xr_scenario seed2_quiet
+}
