@@ -84,6 +84,22 @@ static struct cross_owner *folio_owner(struct page_ext *page_ext)
 	return (void *)page_ext + lockdep_pagelock_ops.offset;
 }
 
+/* Move the lock's state out of the page_ext of @page; false if none. */
+static bool folio_take_owner(struct page *page, struct cross_owner *owner)
+{
+	struct page_ext *page_ext = page_ext_get(page);
+	struct cross_owner *o;
+
+	if (!page_ext)
+		return false;
+	o = folio_owner(page_ext);
+	owner->ip = READ_ONCE(o->ip);
+	owner->pid = READ_ONCE(o->pid);
+	owner->gen = xchg(&o->gen, 0);
+	page_ext_put(page_ext);
+	return true;
+}
+
 /**
  * lockdep_folio_wait - a task may wait for @folio to be unlocked
  * @folio: the folio
@@ -130,15 +146,17 @@ EXPORT_SYMBOL_GPL(lockdep_folio_acquire);
  */
 void lockdep_folio_release(struct folio *folio, bool commit, unsigned long ip)
 {
-	struct page_ext *page_ext;
+	struct cross_owner owner;
 
 	if (!lockdep_pagelock_enabled())
 		return;
-	page_ext = page_ext_get(&folio->page);
-	if (!page_ext)
-		return;
-	crosslock_owner_release(&pagelock_map, folio_owner(page_ext), commit);
-	page_ext_put(page_ext);
+	/*
+	 * Commit from a copy, outside page_ext_get()'s RCU read section,
+	 * which would otherwise show up in reports as a held lock.  The lock
+	 * bit is still set: no new owner can come in between.
+	 */
+	if (folio_take_owner(&folio->page, &owner))
+		crosslock_owner_release(&pagelock_map, &owner, commit);
 }
 EXPORT_SYMBOL_GPL(lockdep_folio_release);
 
@@ -151,15 +169,10 @@ EXPORT_SYMBOL_GPL(lockdep_folio_release);
  */
 void lockdep_pagelock_free(struct page *page)
 {
-	struct page_ext *page_ext;
+	struct cross_owner owner;
 
-	if (!lockdep_pagelock_enabled())
-		return;
-	page_ext = page_ext_get(page);
-	if (!page_ext)
-		return;
-	crosslock_owner_release(&pagelock_map, folio_owner(page_ext), false);
-	page_ext_put(page_ext);
+	if (lockdep_pagelock_enabled() && folio_take_owner(page, &owner))
+		crosslock_owner_release(&pagelock_map, &owner, false);
 }
 
 /**

@@ -32,6 +32,7 @@ struct cc_ctx {
 	struct folio *f, *g;
 	struct work_struct take_m_work, complete_a_work;
 	struct lockdep_capture cap;
+	bool completed;			/* the folio case's completer is done */
 };
 
 /* One class per init site */
@@ -226,6 +227,7 @@ static int wait_folio_and_complete_fn(void *data)
 	folio_lock(ctx->g);
 	folio_unlock(ctx->g);
 	complete(&ctx->a);
+	WRITE_ONCE(ctx->completed, true);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
@@ -250,6 +252,9 @@ static void cc_folio_and_completion_reported(struct kunit *test)
 	until_waiting(&ctx->a, 1);
 	k = kthread_run(wait_folio_and_complete_fn, ctx, "cc_completer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	/* a kthread stopped before it first ran never runs its function */
+	while (!READ_ONCE(ctx->completed))
+		usleep_range(200, 400);
 	kthread_stop(k);
 	kthread_stop(t);
 

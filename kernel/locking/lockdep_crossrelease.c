@@ -232,13 +232,23 @@ static void xr_stack_insert(unsigned int class_idx, unsigned long ip,
 	pr_warn_once("crossrelease: stack cache full, later reports show call sites only\n");
 }
 
+/*
+ * The call site whose stack each class saw last: most classes are taken
+ * at one site at a time, so the common acquisition skips the hash probe.
+ */
+static unsigned long xr_last_ip[MAX_LOCKDEP_KEYS];
+
 /* Make sure the stack of this call site is known; unwinds once per site. */
 static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
 {
 	struct lock_trace *trace;
 
-	if (likely(xr_stack_lookup(class_idx, ip)))
+	if (likely(READ_ONCE(xr_last_ip[class_idx]) == ip))
 		return;
+	if (likely(xr_stack_lookup(class_idx, ip))) {
+		WRITE_ONCE(xr_last_ip[class_idx], ip);
+		return;
+	}
 	trace = lockdep_xr_save_trace();
 	if (!trace)
 		return;
@@ -314,6 +324,7 @@ void xr_zap_class(unsigned int class_idx)
 {
 	unsigned int i;
 
+	WRITE_ONCE(xr_last_ip[class_idx], 0);
 	for (i = 0; i < XR_STACK_SIZE; i++) {
 		if (READ_ONCE(xr_stacks[i].key) == class_idx + 1)
 			WRITE_ONCE(xr_stacks[i].key, XR_SLOT_DEAD);
