@@ -84,20 +84,50 @@ static struct cross_owner *folio_owner(struct page_ext *page_ext)
 	return (void *)page_ext + lockdep_pagelock_ops.offset;
 }
 
+/*
+ * The state moves in and out of page_ext by copy, with lockdep off around
+ * page_ext_get()/page_ext_put(): their RCU read section is not a lock of
+ * the folio, and lockdep would check it on every folio lock and unlock
+ * (several times the cost of the rest) and list it in reports as held.
+ */
+
 /* Move the lock's state out of the page_ext of @page; false if none. */
 static bool folio_take_owner(struct page *page, struct cross_owner *owner)
 {
-	struct page_ext *page_ext = page_ext_get(page);
+	struct page_ext *page_ext;
 	struct cross_owner *o;
 
-	if (!page_ext)
-		return false;
-	o = folio_owner(page_ext);
-	owner->ip = READ_ONCE(o->ip);
-	owner->pid = READ_ONCE(o->pid);
-	owner->gen = xchg(&o->gen, 0);
-	page_ext_put(page_ext);
-	return true;
+	lockdep_off();
+	page_ext = page_ext_get(page);
+	if (page_ext) {
+		o = folio_owner(page_ext);
+		owner->ip = READ_ONCE(o->ip);
+		owner->pid = READ_ONCE(o->pid);
+		owner->gen = xchg(&o->gen, 0);
+		page_ext_put(page_ext);
+	}
+	lockdep_on();
+	return page_ext;
+}
+
+/* Store a new state in the page_ext of @page; false if none. */
+static bool folio_give_owner(struct page *page, struct cross_owner *owner,
+			     struct cross_owner *old)
+{
+	struct page_ext *page_ext;
+	struct cross_owner *o;
+
+	lockdep_off();
+	page_ext = page_ext_get(page);
+	if (page_ext) {
+		o = folio_owner(page_ext);
+		WRITE_ONCE(o->ip, owner->ip);
+		WRITE_ONCE(o->pid, owner->pid);
+		old->gen = xchg(&o->gen, owner->gen);
+		page_ext_put(page_ext);
+	}
+	lockdep_on();
+	return page_ext;
 }
 
 /**
@@ -123,15 +153,15 @@ EXPORT_SYMBOL_GPL(lockdep_folio_wait);
  */
 void lockdep_folio_acquire(struct folio *folio, unsigned long ip)
 {
-	struct page_ext *page_ext;
+	struct cross_owner owner = { }, old = { };
 
 	if (!lockdep_pagelock_enabled())
 		return;
-	page_ext = page_ext_get(&folio->page);
-	if (!page_ext)
-		return;
-	crosslock_owner_acquire(&pagelock_map, folio_owner(page_ext), ip);
-	page_ext_put(page_ext);
+	crosslock_owner_acquire(&pagelock_map, &owner, ip);
+	if (!folio_give_owner(&folio->page, &owner, &old))
+		crosslock_owner_release(&pagelock_map, &owner, false);
+	else
+		crosslock_owner_replaced(&old);
 }
 EXPORT_SYMBOL_GPL(lockdep_folio_acquire);
 
@@ -185,15 +215,17 @@ void lockdep_pagelock_free(struct page *page)
 bool lockdep_folio_owned(struct folio *folio)
 {
 	struct page_ext *page_ext;
-	bool owned;
+	bool owned = false;
 
 	if (!lockdep_pagelock_enabled())
 		return false;
+	lockdep_off();
 	page_ext = page_ext_get(&folio->page);
-	if (!page_ext)
-		return false;
-	owned = READ_ONCE(folio_owner(page_ext)->gen);
-	page_ext_put(page_ext);
+	if (page_ext) {
+		owned = READ_ONCE(folio_owner(page_ext)->gen);
+		page_ext_put(page_ext);
+	}
+	lockdep_on();
 	return owned;
 }
 EXPORT_SYMBOL_GPL(lockdep_folio_owned);

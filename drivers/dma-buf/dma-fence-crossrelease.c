@@ -47,7 +47,7 @@ static struct xr_fence_class xr_fence_overflow = {
 };
 
 /* Serialises adding classes; lookups are lockless */
-static DEFINE_RAW_SPINLOCK(xr_fence_classes_lock);
+static DEFINE_RAW_SPINLOCK(fence_classes_lock);
 
 static struct xr_fence_class *xr_fence_class_find(const struct dma_fence_ops *ops)
 {
@@ -73,7 +73,7 @@ static struct xr_fence_class *xr_fence_class_add(struct dma_fence *fence)
 	unsigned long flags;
 	int i;
 
-	raw_spin_lock_irqsave(&xr_fence_classes_lock, flags);
+	raw_spin_lock_irqsave(&fence_classes_lock, flags);
 	c = xr_fence_class_find(fence->ops);
 	for (i = 0; !c && i < XR_FENCE_CLASSES; i++) {
 		if (xr_fence_classes[i].ops)
@@ -84,7 +84,7 @@ static struct xr_fence_class *xr_fence_class_add(struct dma_fence *fence)
 		/* publish the name before the ops that find it */
 		smp_store_release(&c->ops, fence->ops);
 	}
-	raw_spin_unlock_irqrestore(&xr_fence_classes_lock, flags);
+	raw_spin_unlock_irqrestore(&fence_classes_lock, flags);
 	if (!c) {
 		pr_warn_once("more than %d kinds of fences, the others share one class\n",
 			     XR_FENCE_CLASSES);

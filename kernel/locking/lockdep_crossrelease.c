@@ -845,6 +845,22 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
 
 /**
+ * crosslock_owner_replaced - an acquisition replaced a stale state
+ * @old: the state that was replaced
+ *
+ * For primitives that write a state filled by crosslock_owner_acquire()
+ * over the instance's state: the old one, if acquired, is dropped.
+ */
+void crosslock_owner_replaced(struct cross_owner *old)
+{
+	if (!xr_enabled || !old->gen)
+		return;
+	atomic_long_inc(&xr_stats.owner_stale);
+	atomic_dec(&xr_nr_in_flight);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
+
+/**
  * crosslock_owner_release - release an owned crosslock
  * @map:    the crosslock class
  * @o:      the state of this instance
