@@ -7,8 +7,9 @@
 # and teardown, which is where the 4.14 completions produced false
 # reports; files created, written, read, mmapped, truncated and deleted
 # on tmpfs and ext4, and page cache reclaimed under memory pressure,
-# which is where folio locks are taken and dropped (xr_filework).  Output is KTAP; exit 0 on pass, 4 (KSFT_SKIP) if the kernel
-# lacks what the test needs.
+# which is where folio locks are taken and dropped (xr_filework).
+# Output is KTAP; exit 0 on pass, 4 (KSFT_SKIP) if the kernel lacks what
+# the test needs.
 
 . ./ktap_helpers.sh
 
