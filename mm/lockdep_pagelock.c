@@ -91,27 +91,8 @@ static struct cross_owner *folio_owner(struct page_ext *page_ext)
  * (several times the cost of the rest) and list it in reports as held.
  */
 
-/* Move the lock's state out of the page_ext of @page; false if none. */
-static bool folio_take_owner(struct page *page, struct cross_owner *owner)
-{
-	struct page_ext *page_ext;
-	struct cross_owner *o;
-
-	lockdep_off();
-	page_ext = page_ext_get(page);
-	if (page_ext) {
-		o = folio_owner(page_ext);
-		owner->ip = READ_ONCE(o->ip);
-		owner->pid = READ_ONCE(o->pid);
-		owner->gen = xchg(&o->gen, 0);
-		page_ext_put(page_ext);
-	}
-	lockdep_on();
-	return page_ext;
-}
-
-/* Store a new state in the page_ext of @page; false if none. */
-static bool folio_give_owner(struct page *page, struct cross_owner *owner,
+/* Put @new in the page_ext of @page and return the old state in @old. */
+static bool folio_swap_owner(struct page *page, const struct cross_owner *new,
 			     struct cross_owner *old)
 {
 	struct page_ext *page_ext;
@@ -121,13 +102,21 @@ static bool folio_give_owner(struct page *page, struct cross_owner *owner,
 	page_ext = page_ext_get(page);
 	if (page_ext) {
 		o = folio_owner(page_ext);
-		WRITE_ONCE(o->ip, owner->ip);
-		WRITE_ONCE(o->pid, owner->pid);
-		old->gen = xchg(&o->gen, owner->gen);
+		old->ip = xchg(&o->ip, new->ip);
+		old->pid = xchg(&o->pid, new->pid);
+		old->gen = xchg(&o->gen, new->gen);
 		page_ext_put(page_ext);
 	}
 	lockdep_on();
 	return page_ext;
+}
+
+/* Move the lock's state out of the page_ext of @page; false if none. */
+static bool folio_take_owner(struct page *page, struct cross_owner *owner)
+{
+	static const struct cross_owner none;
+
+	return folio_swap_owner(page, &none, owner);
 }
 
 /**
@@ -158,7 +147,7 @@ void lockdep_folio_acquire(struct folio *folio, unsigned long ip)
 	if (!lockdep_pagelock_enabled())
 		return;
 	crosslock_owner_acquire(&pagelock_map, &owner, ip);
-	if (!folio_give_owner(&folio->page, &owner, &old))
+	if (!folio_swap_owner(&folio->page, &owner, &old))
 		crosslock_owner_release(&pagelock_map, &owner, false);
 	else
 		crosslock_owner_replaced(&old);

@@ -15,7 +15,6 @@
 #include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
-#include <linux/swait.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
@@ -118,25 +117,6 @@ static void start_waiter(struct kunit *test, struct waiter *w,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(w->task));
 }
 
-/* Until @nr tasks wait on @c (their crosslock acquisition is done). */
-static void until_waiting(struct completion *c, int nr)
-{
-	struct swait_queue *q;
-	unsigned long flags;
-	int i, n;
-
-	for (i = 0; i < 5000; i++) {
-		n = 0;
-		raw_spin_lock_irqsave(&c->wait.lock, flags);
-		list_for_each_entry(q, &c->wait.task_list, task_list)
-			n++;
-		raw_spin_unlock_irqrestore(&c->wait.lock, flags);
-		if (n >= nr)
-			return;
-		usleep_range(200, 400);
-	}
-}
-
 static void stop_waiter(struct waiter *w)
 {
 	kthread_stop(w->task);
@@ -156,7 +136,7 @@ static void learn_wait_under_m(struct kunit *test, struct cmp_ctx *ctx,
 
 	reinit_completion(c);
 	start_waiter(test, &w, ctx, c, kind);
-	until_waiting(c, 1);
+	lockdep_kunit_until_waiting(c, 1);
 	complete(c);
 	stop_waiter(&w);
 	reinit_completion(c);
@@ -208,7 +188,7 @@ static void cmp_seed3_reported(struct kunit *test)
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
-	until_waiting(&ctx->done, 1);
+	lockdep_kunit_until_waiting(&ctx->done, 1);
 	t = kthread_run(take_m_and_complete_fn, ctx, "cmp_completer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	stop_waiter(&w);
@@ -236,7 +216,7 @@ static void cmp_work_completer_reported(struct kunit *test)
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
-	until_waiting(&ctx->done, 1);
+	lockdep_kunit_until_waiting(&ctx->done, 1);
 	INIT_WORK(&ctx->work, take_m_and_complete_work);
 	schedule_work(&ctx->work);
 	flush_work(&ctx->work);
@@ -252,7 +232,7 @@ static void hold_idle_waiter(struct kunit *test, struct cmp_ctx *ctx,
 			     struct waiter *w)
 {
 	start_waiter(test, w, ctx, &ctx->idle, WAIT_PLAIN);
-	until_waiting(&ctx->idle, 1);
+	lockdep_kunit_until_waiting(&ctx->idle, 1);
 }
 
 static void release_idle_waiter(struct cmp_ctx *ctx, struct waiter *w)
@@ -272,7 +252,7 @@ static void cmp_mutex_before_wait_quiet(struct kunit *test)
 
 	take_m(ctx);
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
-	until_waiting(&ctx->done, 1);
+	lockdep_kunit_until_waiting(&ctx->done, 1);
 	complete(&ctx->done);
 	stop_waiter(&w);
 
@@ -289,7 +269,7 @@ static void cmp_trylock_quiet(struct kunit *test)
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
-	until_waiting(&ctx->done, 1);
+	lockdep_kunit_until_waiting(&ctx->done, 1);
 	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->m));
 	mutex_unlock(&ctx->m);
 	complete(&ctx->done);
@@ -307,7 +287,7 @@ static void cmp_different_init_sites_quiet(struct kunit *test)
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
 	start_waiter(test, &w, ctx, &ctx->other, WAIT_PLAIN);
-	until_waiting(&ctx->other, 1);
+	lockdep_kunit_until_waiting(&ctx->other, 1);
 	take_m(ctx);
 	complete(&ctx->other);
 	stop_waiter(&w);
@@ -346,7 +326,7 @@ static void cmp_irq_completer_quiet(struct kunit *test, bool hard)
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
-	until_waiting(&ctx->done, 1);
+	lockdep_kunit_until_waiting(&ctx->done, 1);
 	take_m(ctx);
 	preempt_disable();
 	if (hard) {
@@ -398,7 +378,7 @@ static void cmp_complete_all_reported(struct kunit *test)
 
 	for (i = 0; i < NR_WAITERS; i++)
 		start_waiter(test, &w[i], ctx, &ctx->done, WAIT_PLAIN);
-	until_waiting(&ctx->done, NR_WAITERS);
+	lockdep_kunit_until_waiting(&ctx->done, NR_WAITERS);
 	take_m(ctx);
 	complete_all(&ctx->done);
 	for (i = 0; i < NR_WAITERS; i++)
@@ -457,7 +437,7 @@ static void cmp_timeout_wait_quiet(struct kunit *test)
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_TIMEOUT_UNDER_M);
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
-	until_waiting(&ctx->done, 1);
+	lockdep_kunit_until_waiting(&ctx->done, 1);
 	take_m(ctx);
 	complete(&ctx->done);
 	stop_waiter(&w);

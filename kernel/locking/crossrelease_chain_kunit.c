@@ -17,7 +17,6 @@
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
-#include <linux/swait.h>
 #include <linux/workqueue.h>
 
 #include "lockdep_kunit.h"
@@ -98,25 +97,6 @@ static void expect_report(struct kunit *test, struct cc_ctx *ctx,
 	lockdep_kunit_reset();
 }
 
-/* Until @nr tasks wait on @c (their crosslock acquisition is done). */
-static void until_waiting(struct completion *c, int nr)
-{
-	struct swait_queue *q;
-	unsigned long flags;
-	int i, n;
-
-	for (i = 0; i < 5000; i++) {
-		n = 0;
-		raw_spin_lock_irqsave(&c->wait.lock, flags);
-		list_for_each_entry(q, &c->wait.task_list, task_list)
-			n++;
-		raw_spin_unlock_irqrestore(&c->wait.lock, flags);
-		if (n >= nr)
-			return;
-		usleep_range(200, 400);
-	}
-}
-
 /* --- Actors, each in a kthread: wait for one thing, then release --- */
 
 struct actor {
@@ -172,9 +152,9 @@ static void chain(struct kunit *test, struct cc_ctx *ctx,
 	reinit_completion(first);
 	reinit_completion(second);
 	start_actor(test, &waiter, ctx, first, NULL, false);
-	until_waiting(first, 1);
+	lockdep_kunit_until_waiting(first, 1);
 	start_actor(test, &completer, ctx, second, first, timeout);
-	until_waiting(second, 1);
+	lockdep_kunit_until_waiting(second, 1);
 	complete(second);
 	kthread_stop(completer.task);
 	kthread_stop(waiter.task);
@@ -249,7 +229,7 @@ static void cc_folio_and_completion_reported(struct kunit *test)
 
 	t = kthread_run(lock_folio_and_wait_fn, ctx, "cc_folio_waiter");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	until_waiting(&ctx->a, 1);
+	lockdep_kunit_until_waiting(&ctx->a, 1);
 	k = kthread_run(wait_folio_and_complete_fn, ctx, "cc_completer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
 	/* a kthread stopped before it first ran never runs its function */
@@ -292,13 +272,13 @@ static void workqueue_case(struct kunit *test, struct workqueue_struct *wq)
 
 	KUNIT_ASSERT_NOT_NULL(test, wq);
 	start_actor(test, &waiter, ctx, &ctx->a, NULL, false);
-	until_waiting(&ctx->a, 1);
+	lockdep_kunit_until_waiting(&ctx->a, 1);
 	complete(&ctx->a);
 	kthread_stop(waiter.task);
 
 	reinit_completion(&ctx->a);
 	start_actor(test, &plain, ctx, &ctx->a, NULL, false);
-	until_waiting(&ctx->a, 1);
+	lockdep_kunit_until_waiting(&ctx->a, 1);
 	INIT_WORK(&ctx->take_m_work, take_m_work);
 	INIT_WORK(&ctx->complete_a_work, complete_a_work);
 	queue_work(wq, &ctx->take_m_work);

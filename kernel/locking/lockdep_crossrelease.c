@@ -822,24 +822,21 @@ EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 /**
  * crosslock_owner_acquire - an owned crosslock was taken
  * @map: the crosslock class
- * @o:   the state of this instance
+ * @o:   filled with the new acquisition's state
  * @ip:  the caller
  *
- * An instance still marked as acquired is stale (its lock bit was dropped
- * behind our back, e.g. copied to split pages and cleared there); the new
- * owner replaces it.
+ * The primitive stores @o in its instance; if that replaces a state still
+ * marked as acquired, it hands the old one to crosslock_owner_replaced().
  */
 void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
 			     unsigned long ip)
 {
 	if (!xr_enabled)
 		return;
-	WRITE_ONCE(o->ip, ip);
-	WRITE_ONCE(o->pid, task_pid_nr(current));
-	if (!xchg(&o->gen, xr_next_gen()))
-		atomic_inc(&xr_nr_in_flight);
-	else
-		atomic_long_inc(&xr_stats.owner_stale);
+	o->ip = ip;
+	o->pid = task_pid_nr(current);
+	o->gen = xr_next_gen();
+	atomic_inc(&xr_nr_in_flight);
 	xr_note_acquire(map, false, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
@@ -848,8 +845,8 @@ EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
  * crosslock_owner_replaced - an acquisition replaced a stale state
  * @old: the state that was replaced
  *
- * For primitives that write a state filled by crosslock_owner_acquire()
- * over the instance's state: the old one, if acquired, is dropped.
+ * The instance's lock bit was dropped behind our back (e.g. copied to split
+ * pages and cleared there), so its old state, if acquired, is stale.
  */
 void crosslock_owner_replaced(struct cross_owner *old)
 {

@@ -7,6 +7,8 @@
  * the next printk record and later searches every record printed since.
  */
 #include <linux/async.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/console.h>
 #include <linux/debug_locks.h>
 #include <linux/kmsg_dump.h>
@@ -229,3 +231,30 @@ bool lockdep_kunit_is_on(void)
 	return READ_ONCE(debug_locks);
 }
 EXPORT_SYMBOL_GPL(lockdep_kunit_is_on);
+
+/**
+ * lockdep_kunit_until_waiting - wait until @nr tasks wait on a completion
+ * @c: the completion
+ * @nr: how many waiters
+ *
+ * A waiter on @c's queue has made its crosslock acquisition.  Gives up
+ * after a second or two, so that a case never hangs here.
+ */
+void lockdep_kunit_until_waiting(struct completion *c, int nr)
+{
+	struct swait_queue *q;
+	unsigned long flags;
+	int i, n;
+
+	for (i = 0; i < 5000; i++) {
+		n = 0;
+		raw_spin_lock_irqsave(&c->wait.lock, flags);
+		list_for_each_entry(q, &c->wait.task_list, task_list)
+			n++;
+		raw_spin_unlock_irqrestore(&c->wait.lock, flags);
+		if (n >= nr)
+			return;
+		usleep_range(200, 400);
+	}
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_until_waiting);

@@ -19,6 +19,8 @@
 
 #include <linux/types.h>
 
+struct completion;
+
 struct lockdep_capture {
 	u64 start_seq;		/* first printk record of the capture window */
 };
@@ -41,5 +43,6 @@ do {									\
 		kunit_skip(test, "expects a report: runs in its own boot"); \
 } while (0)
 bool lockdep_kunit_is_on(void);
+void lockdep_kunit_until_waiting(struct completion *c, int nr);
 
 #endif /* _LOCKDEP_KUNIT_H */
