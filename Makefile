@@ -4,6 +4,8 @@
 #   make series   export the patch series to build/series and check it
 #   make shell    boot the xr kernel into an interactive busybox shell
 #   make bench    plain vs crossrelease off/on: one table, build/bench/table.md
+#   make soak     distro-class kernel under stress-ng/fio/fs/dm/md/swap/OOM/
+#                 hotplug/modules, crossrelease on then off; build/soak/table.md
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
 # kernel command line arguments for the guest boot.
 V ?= xr
@@ -11,7 +13,7 @@ ARGS ?=
 S := scripts
 
 .NOTPARALLEL:
-.PHONY: demo test series bench shell deps tree build initramfs clean distclean
+.PHONY: demo test series bench soak shell deps tree build initramfs clean distclean
 
 demo: initramfs
 	@bash $(S)/demo.sh $(V) $(ARGS)
@@ -44,6 +46,10 @@ bench: deps tree
 	@bash $(S)/build.sh xr
 	@bash $(S)/initramfs.sh xr
 	@bash $(S)/bench.sh $(ARGS)
+
+# the "soak" kernel (defconfig-based, build/out-soak), its initramfs, two boots
+soak: deps tree
+	@bash $(S)/soak.sh all
 
 clean:
 	@echo ">> clean: removing build outputs (keeping build/linux and build/ccache)"

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Configure (when fragments or series changed) and build a kernel variant.
-#   build.sh [plain|xr]   -> build/out-<variant>/arch/x86/boot/bzImage
+#   build.sh [plain|xr|soak]   -> build/out-<variant>/arch/x86/boot/bzImage
+# plain and xr start from allnoconfig; soak (make soak) from x86_64
+# defconfig + the tree's kernel/configs/kvm_guest.config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=${1:-xr}
+BASE=allnoconfig; TFRAGS=()
 case $V in
 plain) FRAGS=(configs/debug.config) ;;
 xr)    FRAGS=(configs/debug.config configs/crossrelease.config) ;;
-*)     die "unknown variant '$V' (plain|xr)" ;;
+soak)  FRAGS=(configs/soak.config); BASE=defconfig; TFRAGS=(kernel/configs/kvm_guest.config) ;;
+*)     die "unknown variant '$V' (plain|xr|soak)" ;;
 esac
 OUT=$BUILD/out-$V
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
@@ -21,12 +25,19 @@ exec 9>"$KLOCK"
 say "build[$V]: waiting for $KLOCK" ; flock 9
 say "build[$V]: got build lock"
 
-cfgstamp=$( { cd "$ROOT"; cat "${FRAGS[@]}"; cat "$BUILD/tree.stamp" 2>/dev/null; } | sha256sum | cut -d' ' -f1)
+cfgstamp=$( { cd "$ROOT"; cat "${FRAGS[@]}"; cat "$BUILD/tree.stamp" 2>/dev/null
+	[ $BASE = allnoconfig ] || echo "$BASE ${TFRAGS[*]}"; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.xr-config.stamp" 2>/dev/null)" != "$cfgstamp" ]; then
-	say "build[$V]: configuring (allnoconfig + ${FRAGS[*]})"
+	say "build[$V]: configuring ($BASE + ${TFRAGS[*]} ${FRAGS[*]})"
 	rm -f "$OUT/.xr-config.stamp"
-	(cd "$TREE" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -n -O "$OUT" \
-		"${FRAGS[@]/#/$ROOT/}" >"$OUT/merge.log" 2>&1) || { cat "$OUT/merge.log"; die "merge_config failed"; }
+	if [ $BASE = allnoconfig ]; then
+		(cd "$TREE" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -n -O "$OUT" \
+			"${FRAGS[@]/#/$ROOT/}" >"$OUT/merge.log" 2>&1) || { cat "$OUT/merge.log"; die "merge_config failed"; }
+	else
+		"${KMAKE[@]}" -s "$BASE"
+		(cd "$TREE" && scripts/kconfig/merge_config.sh -m -O "$OUT" "$OUT/.config" \
+			"${TFRAGS[@]}" "${FRAGS[@]/#/$ROOT/}" >"$OUT/merge.log" 2>&1) || { cat "$OUT/merge.log"; die "merge_config failed"; }
+	fi
 	"${KMAKE[@]}" -s olddefconfig
 	# verify every fragment symbol exists and took its value
 	syms=$(cd "$TREE" && find . -name 'Kconfig*' -not -path './.git/*' -print0 |

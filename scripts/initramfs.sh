@@ -51,6 +51,20 @@ ldd "$mke2fs" | grep -oE '/[^ ]+' | sort -u | while read -r lib; do
 done
 # /lib -> usr/lib style paths resolve via the copied absolute paths above
 
+# Optional (make soak): more host binaries, each at its host path, and
+# their libraries: XR_EXTRA_BINS="stress-ng fio ...".
+for b in ${XR_EXTRA_BINS:-}; do
+	p=$(command -v "$b") || die "initramfs[$V]: $b not found on the host"
+	say "initramfs[$V]: adding $p and its libraries"
+	mkdir -p "$STAGE$(dirname "$p")"
+	install -m755 "$(readlink -f "$p")" "$STAGE$p"
+	ldd "$p" | grep -oE '/[^ ]+' | sort -u | while read -r lib; do
+		[ -e "$STAGE$lib" ] && continue
+		mkdir -p "$STAGE$(dirname "$lib")"
+		cp -L "$lib" "$STAGE$lib"
+	done
+done
+
 say "initramfs[$V]: writing $CPIO"
 (cd "$STAGE" && find . -print0 | sort -z | cpio --quiet -o -0 -H newc -R 0:0) > "$CPIO.tmp"
 mv "$CPIO.tmp" "$CPIO"
