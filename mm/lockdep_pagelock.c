@@ -4,7 +4,17 @@
  *
  * A folio lock is often taken by a task and dropped by someone else, an
  * I/O completion most of the time, so lockdep's held-lock stack cannot
- * follow it.  Every folio lock is one crosslock class, "(PG_locked)folio":
+ * follow it.  Folio locks are crosslocks whose class follows what the
+ * folio belongs to, the way inode locks get a class per file system type:
+ *
+ *  - "(PG_locked)<fs>": the page cache of a file of file system type <fs>
+ *    ("(PG_locked)bdev" for block devices, "(PG_locked)tmpfs" for shmem);
+ *  - "(PG_locked)anon": anonymous and swap-cache folios;
+ *  - "(PG_locked)folio": folios that belong to nothing (yet, or any more).
+ *
+ * The class is looked up from folio->mapping at each step, so a folio
+ * added to the page cache while locked is unlocked in the class its
+ * waiters saw.  For each class:
  *
  *  - a sleeping acquisition, or a wait for the unlock alone, makes every
  *    lock the waiter holds depend on the class (crosslock_owner_wait());
@@ -22,6 +32,7 @@
 #define pr_fmt(fmt) "lockdep_pagelock: " fmt
 
 #include <linux/crossrelease.h>
+#include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/lockdep_pagelock.h>
@@ -45,6 +56,100 @@ static DEFINE_STATIC_KEY_FALSE(pagelock_on);
 static struct lock_class_key pagelock_key;
 static struct lockdep_map pagelock_map =
 	STATIC_LOCKDEP_MAP_INIT("(PG_locked)folio", &pagelock_key);
+
+static struct lock_class_key anon_key;
+static struct lockdep_map anon_map =
+	STATIC_LOCKDEP_MAP_INIT("(PG_locked)anon", &anon_key);
+
+/*
+ * One class per file system name.  Kept here rather than in the file
+ * system's module, so that a module loaded again finds its class, and the
+ * names outlive any module.
+ */
+#define FS_CLASSES		64
+#define FS_CLASS_NAME_LEN	32
+
+struct fs_folio_class {
+	struct lockdep_map	map;
+	struct lock_class_key	key;
+	char			name[FS_CLASS_NAME_LEN];
+};
+
+static struct fs_folio_class fs_classes[FS_CLASSES];
+static DEFINE_SPINLOCK(fs_classes_lock);
+
+static struct lockdep_map *fs_folio_class(const char *fs_name)
+{
+	char name[FS_CLASS_NAME_LEN];
+	struct fs_folio_class *c;
+	int i;
+
+	snprintf(name, sizeof(name), "(PG_locked)%s", fs_name);
+	spin_lock(&fs_classes_lock);
+	for (i = 0; i < FS_CLASSES; i++) {
+		c = &fs_classes[i];
+		if (!c->name[0]) {
+			strscpy(c->name, name, sizeof(c->name));
+			lockdep_init_map(&c->map, c->name, &c->key, 0);
+			break;
+		}
+		if (!strcmp(c->name, name))
+			break;
+	}
+	spin_unlock(&fs_classes_lock);
+	return i < FS_CLASSES ? &c->map : NULL;
+}
+
+/**
+ * lockdep_folio_register_fs - give a file system type its folio-lock class
+ * @fs: the file system type, being registered
+ *
+ * With more than FS_CLASSES file system names, the others use the class
+ * of folios that belong to nothing.
+ */
+void lockdep_folio_register_fs(struct file_system_type *fs)
+{
+	fs->folio_lock_map = fs_folio_class(fs->name);
+	if (!fs->folio_lock_map)
+		pr_warn_once("more than %d file system types, %s and later share \"(PG_locked)folio\"\n",
+			     FS_CLASSES, fs->name);
+}
+
+/*
+ * The class of @folio's lock.  The inode and super block behind a mapping
+ * are freed after an RCU grace period; a preempt-disabled section is an
+ * RCU reader and, unlike rcu_read_lock(), costs lockdep nothing.
+ */
+static struct lockdep_map *folio_lock_class(struct folio *folio)
+{
+	struct lockdep_map *map = NULL;
+	struct address_space *mapping;
+	struct inode *host;
+
+	if (folio_test_swapcache(folio))
+		return &anon_map;
+	preempt_disable_notrace();
+	mapping = READ_ONCE(folio->mapping);
+	if ((unsigned long)mapping & PAGE_MAPPING_ANON) {
+		map = &anon_map;
+	} else if (mapping && !((unsigned long)mapping & PAGE_MAPPING_FLAGS)) {
+		host = READ_ONCE(mapping->host);
+		if (host)
+			map = READ_ONCE(host->i_sb->s_type->folio_lock_map);
+	}
+	preempt_enable_notrace();
+	return map ?: &pagelock_map;
+}
+
+/**
+ * lockdep_folio_class_name - the name of @folio's lock class, for tests
+ * @folio: the folio
+ */
+const char *lockdep_folio_class_name(struct folio *folio)
+{
+	return folio_lock_class(folio)->name;
+}
+EXPORT_SYMBOL_GPL(lockdep_folio_class_name);
 
 static bool __init need_lockdep_pagelock(void)
 {
@@ -131,7 +236,7 @@ static bool folio_take_owner(struct page *page, struct cross_owner *owner)
 void lockdep_folio_wait(struct folio *folio, unsigned long ip)
 {
 	if (lockdep_pagelock_enabled())
-		crosslock_owner_wait(&pagelock_map, ip);
+		crosslock_owner_wait(folio_lock_class(folio), ip);
 }
 EXPORT_SYMBOL_GPL(lockdep_folio_wait);
 
@@ -143,12 +248,14 @@ EXPORT_SYMBOL_GPL(lockdep_folio_wait);
 void lockdep_folio_acquire(struct folio *folio, unsigned long ip)
 {
 	struct cross_owner owner = { }, old = { };
+	struct lockdep_map *map;
 
 	if (!lockdep_pagelock_enabled())
 		return;
-	crosslock_owner_acquire(&pagelock_map, &owner, ip);
+	map = folio_lock_class(folio);
+	crosslock_owner_acquire(map, &owner, ip);
 	if (!folio_swap_owner(&folio->page, &owner, &old))
-		crosslock_owner_release(&pagelock_map, &owner, false);
+		crosslock_owner_release(map, &owner, false);
 	else
 		crosslock_owner_replaced(&old);
 }
@@ -175,7 +282,7 @@ void lockdep_folio_release(struct folio *folio, bool commit, unsigned long ip)
 	 * bit is still set: no new owner can come in between.
 	 */
 	if (folio_take_owner(&folio->page, &owner))
-		crosslock_owner_release(&pagelock_map, &owner, commit);
+		crosslock_owner_release(folio_lock_class(folio), &owner, commit);
 }
 EXPORT_SYMBOL_GPL(lockdep_folio_release);
 

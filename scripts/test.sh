@@ -69,7 +69,8 @@ fi
 # results at all; name every suite we expect so that its absence fails.
 missing=0
 for suite in crossrelease crossrelease_completion crossrelease_pagelock \
-	     crossrelease_chain crossrelease_dma_fence lockdep_capture \
+	     crossrelease_chain crossrelease_dma_fence crossrelease_precision \
+	     lockdep_capture \
 	     run_scenarios run_workload run_dmabuf pagelock_off; do
 	grep -q "# Subtest: $suite\$" <(sed -e 's/\r//' "$ALL") ||
 		{ warn "test: suite $suite did not run"; missing=1; }

@@ -24,6 +24,8 @@ if ! git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1; then
 	mv "$BUILD/linux.tmp/linux-source-6.1" "$TREE"; rmdir "$BUILD/linux.tmp"
 	say "tree: creating base commit"
 	g init -q -b main
+	# No background "git gc --auto": it would inherit the build lock (fd 9)
+	g config gc.auto 0
 	g add -f .
 	g commit -q -m "base: Debian $PKG $PKG_VERSION"
 	g tag base
@@ -42,6 +44,8 @@ copy_own() { # copy repo files into the tree, keeping mtime of unchanged ones
 	(cd "$ROOT" && rsync -c --relative "$@" "$TREE/")
 }
 
+# Trees made before gc.auto was set: never let git gc hold the build lock.
+g config gc.auto 0
 stamp_now=$( { cd "$ROOT"; sha256sum patches/* 2>/dev/null; own_files; g rev-parse base; } | sha256sum | cut -d' ' -f1)
 
 if [ $FULL = 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$stamp_now" ]; then

@@ -51,6 +51,44 @@ do {									\
 	__init_completion(__x);						\
 } while (0)
 
+/**
+ * completion_set_class - give a completion another lockdep class
+ * @x:    the completion; nobody may be waiting for it
+ * @name: class name, "(complete)..."
+ * @key:  class key
+ *
+ * For completions that a helper initialises on behalf of its callers, so
+ * that each caller gets a class of its own (e.g. per kthread creation site).
+ */
+static inline void completion_set_class(struct completion *x,
+					const char *name,
+					struct lock_class_key *key)
+{
+	lockdep_init_map_crosslock(&x->map, name, key, CROSSLOCK_SELF_RELEASE);
+}
+
+/**
+ * completion_set_tag_class - a class per (helper, what it serves)
+ * @x:    the completion; nobody may be waiting for it
+ * @what: the helper, e.g. "wait_rcu_gp"
+ * @tag:  a static object naming what the helper serves this time, e.g.
+ *        the call_rcu() function of an RCU flavour
+ *
+ * For helpers whose completions stand for several unrelated events: the
+ * class becomes "(complete)<what>:<tag>".  Keeps the default class if the
+ * engine's table of such classes is full.
+ */
+static inline void completion_set_tag_class(struct completion *x,
+					    const char *what, const void *tag)
+{
+	struct lock_class_key *key;
+	const char *name;
+
+	key = crosslock_tag_class(what, tag, &name);
+	if (key)
+		completion_set_class(x, name, key);
+}
+
 /*
  * A wait with a finite timeout ends by itself, so by default it is not a
  * wait dependency (MAX_SCHEDULE_TIMEOUT is LONG_MAX).

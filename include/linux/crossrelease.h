@@ -27,7 +27,7 @@
 struct cross_lock {
 	arch_spinlock_t	lock;		/* serialises the fields below */
 	unsigned int	nr_acquired;	/* acquisitions not yet released */
-	unsigned int	gen;		/* generation of the first of them */
+	u64		gen;		/* generation of the first of them */
 	unsigned int	flags;		/* CROSSLOCK_* */
 	pid_t		pid;		/* who acquired it first */
 	unsigned long	ip;		/* and where */
@@ -47,12 +47,17 @@ struct lockdep_map_cross {
 /*
  * Flags of a crosslock.  CROSSLOCK_SELF_RELEASE: every acquirer releases
  * its own acquisition (a wait), so a task may not exit between the two.
+ * CROSSLOCK_UNTRACKED: set by the engine on a crosslock it cannot give a
+ * class (a static initialiser used on the stack); it is then ignored.
  */
 #define CROSSLOCK_SELF_RELEASE	0x1
+#define CROSSLOCK_UNTRACKED	0x2
 
 /**
  * struct cross_owner - acquirer of a crosslock held by one owner at a time
- * @gen: generation of the acquisition; 0 while not acquired
+ * @gen: low 32 bits of the generation of the acquisition; 0 while not
+ *       acquired.  A lock held for more than 2^32 generations looks younger
+ *       than it is, which can only hide dependencies, never invent one.
  * @pid: who acquired it
  * @ip:  and where
  *
@@ -94,6 +99,10 @@ void crosslock_bound_begin(void);
 void crosslock_bound_end(void);
 void crosslock_opportunistic_begin(void);
 void crosslock_opportunistic_end(void);
+void crosslock_hide_begin(void);
+void crosslock_hide_end(void);
+struct lock_class_key *crosslock_tag_class(const char *what, const void *tag,
+					   const char **name);
 
 void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip);
 void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
@@ -125,6 +134,13 @@ static inline void crosslock_bound_begin(void) { }
 static inline void crosslock_bound_end(void) { }
 static inline void crosslock_opportunistic_begin(void) { }
 static inline void crosslock_opportunistic_end(void) { }
+static inline void crosslock_hide_begin(void) { }
+static inline void crosslock_hide_end(void) { }
+static inline struct lock_class_key *
+crosslock_tag_class(const char *what, const void *tag, const char **name)
+{
+	return NULL;
+}
 
 #endif /* CONFIG_LOCKDEP_CROSSRELEASE */
 

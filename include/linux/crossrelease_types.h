@@ -16,14 +16,16 @@
 /* Flags of a history entry */
 #define XR_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */
 #define XR_HIST_WAIT		0x04	/* a wait on a crosslock */
+#define XR_HIST_OWNED		0x08	/* ... with one owner at a time */
 
 /*
  * One acquisition in a task's history: which class, where, when (the
- * global crosslock generation it saw) and in which context instance.
+ * global crosslock generation it saw, 64 bits so that it never wraps) and
+ * in which context instance.
  */
 struct xr_hist_entry {
+	u64		gen;
 	unsigned long	ip;
-	unsigned int	gen;
 	unsigned int	ctx;
 	u16		class_idx;
 	u8		irq_context;
@@ -39,6 +41,8 @@ struct xr_hist_entry {
  * @bounded:    in a bounded section (crosslock_bound_begin())
  * @opportunistic: depth of crosslock_opportunistic_begin() sections
  * @opportunistic_irq: the irq context those sections were begun in
+ * @hidden:     depth of crosslock_hide_begin() sections: acquisitions
+ *              there are annotations, not locks, and are not recorded
  * @hist:       ring of the most recent acquisitions
  */
 struct xr_task {
@@ -49,6 +53,7 @@ struct xr_task {
 	u8			bounded;
 	u8			opportunistic;
 	u8			opportunistic_irq;
+	u8			hidden;
 	struct xr_hist_entry	hist[XR_HIST_SIZE];
 };
 

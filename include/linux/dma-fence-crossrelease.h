@@ -37,6 +37,22 @@ static inline void dma_fence_xr_section_end(void) { }
 
 #endif /* CONFIG_LOCKDEP_DMA_FENCE */
 
+/*
+ * The signalling annotation (dma_fence_lockdep_map) is not a lock the
+ * signal waits for: keep it out of what a signal commits.
+ */
+static inline void dma_fence_xr_annotation_begin(void)
+{
+	if (IS_ENABLED(CONFIG_LOCKDEP_DMA_FENCE))
+		crosslock_hide_begin();
+}
+
+static inline void dma_fence_xr_annotation_end(void)
+{
+	if (IS_ENABLED(CONFIG_LOCKDEP_DMA_FENCE))
+		crosslock_hide_end();
+}
+
 /**
  * dma_fence_begin_opportunistic - the signals that follow are opportunistic
  *

@@ -63,8 +63,19 @@ bool crossrelease_enabled(void)
 }
 EXPORT_SYMBOL_GPL(crossrelease_enabled);
 
-/* Bumped by each crosslock acquisition; read by every history entry. */
-static atomic_t xr_gen = ATOMIC_INIT(0);
+/*
+ * Bumped by each crosslock acquisition and each freed class; read by every
+ * history entry.  64 bits: a folio lock bumps it too, and a wrapped
+ * generation would make an old entry look newer than a crosslock.
+ */
+static atomic64_t xr_gen = ATOMIC64_INIT(0);
+
+/*
+ * The generation at which each class index was last freed.  A history
+ * entry older than that names a class that no longer exists, or an index
+ * that lockdep handed to another class since: it is skipped.
+ */
+static atomic64_t xr_class_freed[MAX_LOCKDEP_KEYS];
 
 /* Crosslock instances with at least one acquisition not yet released. */
 atomic_t xr_nr_in_flight = ATOMIC_INIT(0);
@@ -75,10 +86,16 @@ struct xr_stats xr_stats;
 DEFINE_PER_CPU(unsigned int, xr_hardirq_seq);
 DEFINE_PER_CPU(unsigned int, xr_softirq_seq);
 
-/* Is generation @a older than generation @b?  Wraps like jiffies. */
-static inline bool xr_gen_before(unsigned int a, unsigned int b)
+/* Is generation @a older than generation @b? */
+static inline bool xr_gen_before(u64 a, u64 b)
 {
-	return (int)(a - b) < 0;
+	return a < b;
+}
+
+/* Does class @class_idx, as seen at generation @gen, still exist? */
+static bool xr_class_alive(unsigned int class_idx, u64 gen)
+{
+	return !xr_gen_before(gen, atomic64_read(&xr_class_freed[class_idx]));
 }
 
 /* ---------------------------------------------------------------------
@@ -152,6 +169,7 @@ void xr_init_task(struct task_struct *task)
 	task->xr.nr_waits = 0;
 	task->xr.bounded = 0;
 	task->xr.opportunistic = 0;
+	task->xr.hidden = 0;
 }
 
 /**
@@ -171,7 +189,7 @@ void lockdep_free_task(struct task_struct *task)
 /* ---------------------------------------------------------------------
  * Stacks, one per (class, call site).
  */
-#define XR_STACK_BITS	12
+#define XR_STACK_BITS	14
 #define XR_STACK_SIZE	BIT(XR_STACK_BITS)
 #define XR_PROBES	8
 #define XR_SLOT_FREE	0U
@@ -213,23 +231,40 @@ static struct lock_trace *xr_stack_lookup(unsigned int class_idx,
 	return NULL;
 }
 
-static void xr_stack_insert(unsigned int class_idx, unsigned long ip,
-			    struct lock_trace *trace)
+/*
+ * Claim a slot for (class, ip) before unwinding, so that a full table costs
+ * a few probes, never an unwind per acquisition.  Slots of freed classes
+ * are taken again.
+ */
+static struct xr_stack_slot *xr_stack_reserve(unsigned int class_idx,
+					      unsigned long ip)
 {
 	int i;
 
 	for (i = 0; i < XR_PROBES; i++) {
 		struct xr_stack_slot *s = xr_stack_slot(class_idx, ip, i);
+		unsigned int key = READ_ONCE(s->key);
 
-		if (cmpxchg(&s->key, XR_SLOT_FREE, XR_SLOT_BUSY) != XR_SLOT_FREE)
+		if (key != XR_SLOT_FREE && key != XR_SLOT_DEAD)
 			continue;
-		s->ip = ip;
-		s->trace = trace;
-		/* publish ip and trace before the key that finds them */
-		smp_store_release(&s->key, class_idx + 1);
+		if (cmpxchg(&s->key, key, XR_SLOT_BUSY) == key)
+			return s;
+	}
+	return NULL;
+}
+
+static void xr_stack_publish(struct xr_stack_slot *s, unsigned int class_idx,
+			     unsigned long ip, struct lock_trace *trace)
+{
+	if (!trace) {
+		/* dead, not free: lookups must go on probing past it */
+		smp_store_release(&s->key, XR_SLOT_DEAD);
 		return;
 	}
-	pr_warn_once("crossrelease: stack cache full, later reports show call sites only\n");
+	s->ip = ip;
+	s->trace = trace;
+	/* publish ip and trace before the key that finds them */
+	smp_store_release(&s->key, class_idx + 1);
 }
 
 /*
@@ -241,19 +276,26 @@ static unsigned long xr_last_ip[MAX_LOCKDEP_KEYS];
 /* Make sure the stack of this call site is known; unwinds once per site. */
 static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
 {
+	struct xr_stack_slot *slot;
 	struct lock_trace *trace;
 
 	if (likely(READ_ONCE(xr_last_ip[class_idx]) == ip))
 		return;
-	if (likely(xr_stack_lookup(class_idx, ip))) {
-		WRITE_ONCE(xr_last_ip[class_idx], ip);
+	WRITE_ONCE(xr_last_ip[class_idx], ip);
+	if (likely(xr_stack_lookup(class_idx, ip)))
+		return;
+	slot = xr_stack_reserve(class_idx, ip);
+	if (!slot) {
+		atomic_long_inc(&xr_stats.stacks_dropped);
+		pr_warn_once("crossrelease: stack cache full, some reports show call sites only\n");
 		return;
 	}
 	trace = lockdep_xr_save_trace();
-	if (!trace)
-		return;
-	atomic_long_inc(&xr_stats.stacks_saved);
-	xr_stack_insert(class_idx, ip, trace);
+	xr_stack_publish(slot, class_idx, ip, trace);
+	if (trace)
+		atomic_long_inc(&xr_stats.stacks_saved);
+	else
+		atomic_long_inc(&xr_stats.stacks_dropped);
 }
 
 /* ---------------------------------------------------------------------
@@ -319,11 +361,14 @@ static void xr_dep_remember(unsigned int key)
  * Called by zap_class() under the graph lock.  Freed class indexes are
  * reused only after an RCU grace period, and the lockless readers of both
  * caches run with interrupts disabled, so marking the slots dead is enough.
+ * History entries are not searched: they carry their generation, and every
+ * entry older than this call is from now on ignored (xr_class_alive()).
  */
 void xr_zap_class(unsigned int class_idx)
 {
 	unsigned int i;
 
+	atomic64_set(&xr_class_freed[class_idx], atomic64_inc_return(&xr_gen));
 	WRITE_ONCE(xr_last_ip[class_idx], 0);
 	for (i = 0; i < XR_STACK_SIZE; i++) {
 		if (READ_ONCE(xr_stacks[i].key) == class_idx + 1)
@@ -349,7 +394,7 @@ static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
 	struct xr_hist_entry *e = &xt->hist[xt->nr_written % XR_HIST_SIZE];
 
 	e->ip = ip;
-	e->gen = atomic_read(&xr_gen);
+	e->gen = atomic64_read(&xr_gen);
 	e->ctx = xr_ctx_id(curr, irq_context);
 	e->class_idx = class_idx;
 	e->irq_context = irq_context;
@@ -363,7 +408,7 @@ static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
  */
 void __xr_hist_add(struct task_struct *curr, struct held_lock *hlock)
 {
-	if (hlock->trylock || !hlock->check)
+	if (hlock->trylock || !hlock->check || curr->xr.hidden)
 		return;
 	xr_hist_write(curr, hlock->class_idx, hlock->acquire_ip,
 		      hlock->irq_context, hlock->read & XR_HIST_READ_MASK);
@@ -397,19 +442,42 @@ void lockdep_init_map_crosslock(struct lockdep_map_cross *xmap,
 }
 EXPORT_SYMBOL_GPL(lockdep_init_map_crosslock);
 
-/* Statically initialised maps get their key from lockdep on first use. */
-static bool xr_initialised(struct lockdep_map_cross *xmap)
+/*
+ * Can this crosslock be given a class?  A static initialiser leaves the
+ * key to lockdep, which uses the object's own address: fine for a static
+ * object, but DECLARE_COMPLETION() on the stack would make lockdep give up
+ * ("trying to register non-static key") and switch itself off.  Such a
+ * crosslock is left untracked, with one warning, and lockdep stays on.
+ */
+static bool xr_usable(struct lockdep_map_cross *xmap, const char *what)
 {
-	return xmap->map.key || xmap->map.name;
+	struct cross_lock *x = &xmap->xlock;
+
+	if (unlikely(READ_ONCE(x->flags) & CROSSLOCK_UNTRACKED))
+		return false;
+	/* statically initialised maps get their key from lockdep on first use */
+	if (likely(xmap->map.key))
+		return true;
+	if (unlikely(!xmap->map.name)) {
+		xr_warn_once("%s of uninitialised crosslock %p\n", what, xmap);
+		return false;
+	}
+	if (lockdep_xr_key_assignable(&xmap->map))
+		return true;
+	WRITE_ONCE(x->flags, x->flags | CROSSLOCK_UNTRACKED);
+	xr_warn_once("crosslock %s at %p has no class key and is not static (DECLARE_COMPLETION() on the stack? use DECLARE_COMPLETION_ONSTACK()); not tracked\n",
+		     xmap->map.name, xmap);
+	return false;
 }
 
 /* A snapshot of a crosslock, taken at commit and used by the report. */
 struct xr_commit {
 	struct held_lock	xhlock;
-	unsigned int		gen;
+	u64			gen;
 	pid_t			pid;
 	char			comm[XR_COMM_LEN];
 	unsigned int		irq_context;
+	bool			owned;		/* a crosslock with one owner */
 	u8			entry_flags;	/* of the entry being committed */
 };
 
@@ -418,7 +486,7 @@ static DEFINE_PER_CPU(struct xr_commit *, xr_committing);
 
 static void xr_commit_fill(struct xr_commit *c, int class_idx,
 			   struct lockdep_map *map, unsigned long ip,
-			   unsigned int gen, pid_t pid)
+			   u64 gen, pid_t pid)
 {
 	memset(&c->xhlock, 0, sizeof(c->xhlock));
 	c->xhlock.class_idx = class_idx;
@@ -427,6 +495,7 @@ static void xr_commit_fill(struct xr_commit *c, int class_idx,
 	c->xhlock.check = 1;
 	c->gen = gen;
 	c->pid = pid;
+	c->owned = false;
 	c->comm[0] = '\0';
 }
 
@@ -463,7 +532,7 @@ static void xr_acquired(struct lockdep_map_cross *xmap, unsigned long ip)
 	arch_spin_lock(&x->lock);
 	if (!x->nr_acquired++) {
 		atomic_inc(&xr_nr_in_flight);
-		x->gen = atomic_inc_return(&xr_gen);
+		x->gen = atomic64_inc_return(&xr_gen);
 		x->ip = ip;
 		x->pid = task_pid_nr(current);
 		BUILD_BUG_ON(XR_COMM_LEN != TASK_COMM_LEN);
@@ -489,10 +558,11 @@ static bool xr_released(struct lockdep_map_cross *xmap)
 
 /*
  * Remember the call site's stack for the report and, for an acquisition
- * that waits, put the wait in the history: a crosslock released later by
- * this context depends on it.
+ * that waits (@wait: XR_HIST_WAIT, maybe with XR_HIST_OWNED), put the wait
+ * in the history: a crosslock released later by this context depends on
+ * it.
  */
-static void xr_note_acquire(struct lockdep_map *map, bool wait,
+static void xr_note_acquire(struct lockdep_map *map, u8 wait,
 			    unsigned long ip)
 {
 	unsigned long flags;
@@ -504,7 +574,7 @@ static void xr_note_acquire(struct lockdep_map *map, bool wait,
 	if (class_idx >= 0) {
 		if (wait)
 			xr_hist_write(current, class_idx, ip,
-				      xr_irq_context(current), XR_HIST_WAIT);
+				      xr_irq_context(current), wait);
 		xr_stack_remember(class_idx, ip);
 	}
 	lockdep_xr_exit(flags);
@@ -525,12 +595,8 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 {
 	unsigned long flags;
 
-	if (!xr_enabled)
+	if (!xr_enabled || !xr_usable(xmap, "acquire"))
 		return;
-	if (unlikely(!xr_initialised(xmap))) {
-		xr_warn_once("acquire of uninitialised crosslock %p\n", xmap);
-		return;
-	}
 	if (!trylock)
 		lock_sync(&xmap->map, 0, 0, 1, NULL, ip);
 
@@ -540,7 +606,7 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 		current->xr.nr_waits++;
 	raw_local_irq_restore(flags);
 
-	xr_note_acquire(&xmap->map, !trylock, ip);
+	xr_note_acquire(&xmap->map, trylock ? 0 : XR_HIST_WAIT, ip);
 }
 EXPORT_SYMBOL_GPL(lock_acquire_crosslock);
 
@@ -556,7 +622,8 @@ void lock_release_crosslock(struct lockdep_map_cross *xmap, unsigned long ip)
 	unsigned long flags;
 	bool ok;
 
-	if (!xr_enabled)
+	if (!xr_enabled ||
+	    unlikely(READ_ONCE(xmap->xlock.flags) & CROSSLOCK_UNTRACKED))
 		return;
 	/*
 	 * Bookkeeping only: it must stay balanced even while lockdep is
@@ -604,6 +671,8 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 	this_cpu_write(xr_committing, NULL);
 	if (!ret)
 		return false;	/* reported, or lockdep is off */
+	if (ret == LOCKDEP_XR_SKIPPED)
+		return true;	/* a class went away, or tables nearly full */
 	if (ret == 2)
 		atomic_long_inc(&xr_stats.deps_added);
 	xr_dep_remember(key);
@@ -630,9 +699,10 @@ static unsigned int xr_commit_depth(struct xr_task *xt, struct xr_commit *c)
  * interrupt, a previous work item) are skipped.  A typical lock becomes a
  * dependency of the crosslock; so does a wait for another crosslock, which
  * has to end before this context can release this one.  A crosslock never
- * depends on its own class: folio locks taken in a row, or a wait for a
- * completion of the class being completed, are ordered by instance, which
- * a class cannot tell apart.
+ * depends on its own class, and a folio lock never on another folio lock:
+ * folio locks taken in a row, or a wait for a completion of the class
+ * being completed, are ordered by instance, which a class cannot tell
+ * apart.  Entries whose class was freed since are skipped.
  */
 static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 {
@@ -651,6 +721,12 @@ static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 			continue;
 		if (e->class_idx == c->xhlock.class_idx)
 			continue;
+		if (c->owned && (e->flags & XR_HIST_OWNED))
+			continue;
+		if (unlikely(!xr_class_alive(e->class_idx, e->gen))) {
+			atomic_long_inc(&xr_stats.stale_entries);
+			continue;
+		}
 		if (!xr_commit_entry(c, e))
 			return;
 	}
@@ -669,6 +745,11 @@ static bool xr_opportunistic(struct xr_task *xt, unsigned int irq_context)
 
 static void xr_commit_run(struct xr_commit *c)
 {
+	/* a crosslock whose class was freed while it was in flight */
+	if (unlikely(!xr_class_alive(c->xhlock.class_idx, c->gen))) {
+		atomic_long_inc(&xr_stats.stale_entries);
+		return;
+	}
 	c->irq_context = xr_irq_context(current);
 	if (xr_opportunistic(&current->xr, c->irq_context)) {
 		atomic_long_inc(&xr_stats.opportunistic);
@@ -692,12 +773,8 @@ void lock_commit_crosslock(struct lockdep_map_cross *xmap)
 	struct xr_commit c;
 	unsigned long flags;
 
-	if (!xr_enabled)
+	if (!xr_enabled || !xr_usable(xmap, "commit"))
 		return;
-	if (unlikely(!xr_initialised(xmap))) {
-		xr_warn_once("commit of uninitialised crosslock %p\n", xmap);
-		return;
-	}
 	if (!lockdep_xr_enter(&flags))
 		return;
 	if (xr_snapshot(xmap, &c))
@@ -724,7 +801,7 @@ EXPORT_SYMBOL_GPL(lock_commit_crosslock);
 void crosslock_note_wait(struct lockdep_map *map, unsigned long ip)
 {
 	if (xr_enabled && atomic_read(&xr_nr_in_flight))
-		xr_note_acquire(map, true, ip);
+		xr_note_acquire(map, XR_HIST_WAIT, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_note_wait);
 
@@ -786,6 +863,109 @@ void crosslock_opportunistic_end(void)
 }
 EXPORT_SYMBOL_GPL(crosslock_opportunistic_end);
 
+/**
+ * crosslock_hide_begin - acquisitions from here on are not recorded
+ *
+ * For lockdep maps that annotate a section rather than lock anything, such
+ * as dma_fence_begin_signalling(): a crosslock released in this context
+ * must not depend on the annotation itself.  Until crosslock_hide_end(),
+ * this task's acquisitions stay out of its history.
+ */
+void crosslock_hide_begin(void)
+{
+	current->xr.hidden++;
+}
+EXPORT_SYMBOL_GPL(crosslock_hide_begin);
+
+/**
+ * crosslock_hide_end - end of crosslock_hide_begin()
+ */
+void crosslock_hide_end(void)
+{
+	struct xr_task *xt = &current->xr;
+
+	if (!WARN_ON_ONCE(!xt->hidden))
+		xt->hidden--;
+}
+EXPORT_SYMBOL_GPL(crosslock_hide_end);
+
+/* ---------------------------------------------------------------------
+ * Classes per (helper, tag), for helpers that many unrelated users share.
+ */
+#define XR_TAG_CLASSES		64
+#define XR_TAG_NAME_LEN		64
+
+struct xr_tag_class {
+	const void		*tag;
+	const char		*what;
+	struct lock_class_key	key;
+	char			name[XR_TAG_NAME_LEN];
+};
+
+static struct xr_tag_class xr_tag_classes[XR_TAG_CLASSES];
+static DEFINE_RAW_SPINLOCK(xr_tag_lock);
+
+static struct xr_tag_class *xr_tag_find(const char *what, const void *tag)
+{
+	int i;
+
+	for (i = 0; i < XR_TAG_CLASSES; i++) {
+		struct xr_tag_class *t = &xr_tag_classes[i];
+		/* pairs with the release in crosslock_tag_class(): the name */
+		const void *tg = smp_load_acquire(&t->tag);
+
+		if (!tg)
+			break;
+		if (tg == tag && t->what == what)
+			return t;
+	}
+	return NULL;
+}
+
+/**
+ * crosslock_tag_class - a lockdep class per (helper, tag)
+ * @what: the helper, a static string such as "wait_rcu_gp"
+ * @tag:  a static object naming what the helper serves this time
+ * @name: set to the class name, "(complete)<what>:<tag>"
+ *
+ * A helper whose crosslocks stand for unrelated events (the grace periods
+ * of different RCU flavours) gives each its own class this way.
+ *
+ * Return: the class key, or NULL when the table is full (keep the default
+ * class).
+ */
+struct lock_class_key *crosslock_tag_class(const char *what, const void *tag,
+					   const char **name)
+{
+	struct xr_tag_class *t = xr_tag_find(what, tag);
+	unsigned long flags;
+	int i;
+
+	if (!t) {
+		raw_spin_lock_irqsave(&xr_tag_lock, flags);
+		t = xr_tag_find(what, tag);
+		for (i = 0; !t && i < XR_TAG_CLASSES; i++) {
+			if (xr_tag_classes[i].tag)
+				continue;
+			t = &xr_tag_classes[i];
+			t->what = what;
+			snprintf(t->name, XR_TAG_NAME_LEN, "(complete)%s:%ps",
+				 what, tag);
+			/* publish the name before the tag that finds it */
+			smp_store_release(&t->tag, tag);
+		}
+		raw_spin_unlock_irqrestore(&xr_tag_lock, flags);
+	}
+	if (!t) {
+		pr_warn_once("crossrelease: more than %d tagged classes, later ones share their helper's class\n",
+			     XR_TAG_CLASSES);
+		return NULL;
+	}
+	*name = t->name;
+	return &t->key;
+}
+EXPORT_SYMBOL_GPL(crosslock_tag_class);
+
 /* ---------------------------------------------------------------------
  * Crosslocks with one owner at a time.  The primitive's own lock bit
  * orders owners, so the state needs no lock of its own: the owner writes
@@ -793,12 +973,28 @@ EXPORT_SYMBOL_GPL(crosslock_opportunistic_end);
  * dropping the bit.
  */
 
-/* Generation 0 means "not acquired", so acquisitions never get it. */
+/* Low 32 bits 0 mean "not acquired", so acquisitions never get them. */
 static unsigned int xr_next_gen(void)
 {
-	unsigned int gen = atomic_inc_return(&xr_gen);
+	u64 gen = atomic64_inc_return(&xr_gen);
 
-	return gen ? gen : atomic_inc_return(&xr_gen);
+	if (unlikely(!lower_32_bits(gen)))
+		gen = atomic64_inc_return(&xr_gen);
+	return lower_32_bits(gen);
+}
+
+/*
+ * The full generation of an owned acquisition from its low 32 bits: the
+ * latest generation with those bits.  If the lock was held for 2^32
+ * generations or more, that is younger than the truth, so the commit looks
+ * at fewer entries, never at entries older than the acquisition.
+ */
+static u64 xr_owner_gen(unsigned int low)
+{
+	u64 now = atomic64_read(&xr_gen);
+	u64 gen = (now & ~(u64)U32_MAX) | low;
+
+	return gen > now ? gen - BIT_ULL(32) : gen;
 }
 
 /**
@@ -815,7 +1011,7 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	if (!xr_enabled)
 		return;
 	lock_sync(map, 0, 0, 1, NULL, ip);
-	xr_note_acquire(map, true, ip);
+	xr_note_acquire(map, XR_HIST_WAIT | XR_HIST_OWNED, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
@@ -837,7 +1033,7 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
 	o->pid = task_pid_nr(current);
 	o->gen = xr_next_gen();
 	atomic_inc(&xr_nr_in_flight);
-	xr_note_acquire(map, false, ip);
+	xr_note_acquire(map, 0, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
 
@@ -885,7 +1081,8 @@ bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
 		class_idx = lockdep_xr_class_idx(map);
 		if (class_idx >= 0) {
 			xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip),
-				       gen, READ_ONCE(o->pid));
+				       xr_owner_gen(gen), READ_ONCE(o->pid));
+			c.owned = true;
 			xr_commit_run(&c);
 		}
 		lockdep_xr_exit(flags);
@@ -1036,6 +1233,10 @@ void xr_show_stats(struct seq_file *m)
 		   atomic_long_read(&xr_stats.hist_overflows));
 	seq_printf(m, " crossrelease stacks saved:     %11lu\n",
 		   atomic_long_read(&xr_stats.stacks_saved));
+	seq_printf(m, " crossrelease stacks dropped:   %11lu\n",
+		   atomic_long_read(&xr_stats.stacks_dropped));
+	seq_printf(m, " crossrelease stale entries:    %11lu\n",
+		   atomic_long_read(&xr_stats.stale_entries));
 	seq_printf(m, " crossrelease misuse warnings:  %11lu\n",
 		   atomic_long_read(&xr_stats.misuse));
 	seq_printf(m, " opportunistic releases:        %11lu\n",

@@ -21,10 +21,13 @@ struct task_struct;
 /* --- Provided by lockdep.c for the engine --- */
 
 bool lockdep_xr_enter(unsigned long *flags);
+bool lockdep_xr_key_assignable(const struct lockdep_map *lock);
 void lockdep_xr_exit(unsigned long flags);
 int lockdep_xr_class_idx(struct lockdep_map *lock);
 struct lock_trace *lockdep_xr_save_trace(void);
 void lockdep_xr_print_trace(const struct lock_trace *trace, unsigned int spaces);
+/* lockdep_xr_add_dep(): 0 reported, 1 known, 2 added, or: */
+#define LOCKDEP_XR_SKIPPED	3
 int lockdep_xr_add_dep(struct held_lock *prev, struct held_lock *next,
 		       struct lock_trace *trace);
 
@@ -62,6 +65,8 @@ struct xr_stats {
 	atomic_long_t	deps_cached;
 	atomic_long_t	hist_overflows;
 	atomic_long_t	stacks_saved;
+	atomic_long_t	stacks_dropped;
+	atomic_long_t	stale_entries;
 	atomic_long_t	misuse;
 	atomic_long_t	opportunistic;
 	atomic_long_t	owner_stale;
