@@ -7,8 +7,9 @@
  * follow it.  Folio locks are crosslocks whose class follows what the
  * folio belongs to, the way inode locks get a class per file system type:
  *
- *  - "(PG_locked)<fs>": the page cache of a file of file system type <fs>
- *    ("(PG_locked)bdev" for block devices, "(PG_locked)tmpfs" for shmem);
+ *  - "(PG_locked)<fs>": the page cache of a regular file of file system
+ *    type <fs> ("(PG_locked)bdev" for block devices, "(PG_locked)tmpfs"
+ *    for shmem), "(PG_locked)<fs>-meta" that of its other inodes;
  *  - "(PG_locked)anon": anonymous and swap-cache folios;
  *  - "(PG_locked)folio": folios that belong to nothing (yet, or any more).
  *
@@ -62,57 +63,102 @@ static struct lockdep_map anon_map =
 	STATIC_LOCKDEP_MAP_INIT("(PG_locked)anon", &anon_key);
 
 /*
- * One class per file system name.  Kept here rather than in the file
- * system's module, so that a module loaded again finds its class, and the
- * names outlive any module.
+ * Two classes per file system name: the page cache of regular files (and
+ * of block devices, for "bdev"), and that of every other inode, such as
+ * directories and the private inodes file systems keep their metadata in
+ * (btrfs' btree inode): data and metadata folios are locked in orders of
+ * their own, which one class would mix into cycles.  Kept here rather
+ * than in the file system's module, so that a module loaded again finds
+ * its classes, and the names outlive any module.
  */
 #define FS_CLASSES		64
 #define FS_CLASS_NAME_LEN	32
 
+enum { FOLIO_DATA, FOLIO_META, FOLIO_KINDS };
+
 struct fs_folio_class {
-	struct lockdep_map	map;
-	struct lock_class_key	key;
-	char			name[FS_CLASS_NAME_LEN];
+	struct lockdep_map	map[FOLIO_KINDS];	/* what the type points to */
+	struct lock_class_key	key[FOLIO_KINDS];
+	char			name[FOLIO_KINDS][FS_CLASS_NAME_LEN];
 };
 
 static struct fs_folio_class fs_classes[FS_CLASSES];
-static DEFINE_SPINLOCK(fs_classes_lock);
+static DEFINE_RAW_SPINLOCK(fs_classes_lock);
+static bool fs_classes_full;
 
+static void fs_folio_class_init(struct fs_folio_class *c, const char *fs_name)
+{
+	int k;
+
+	snprintf(c->name[FOLIO_DATA], FS_CLASS_NAME_LEN, "(PG_locked)%s",
+		 fs_name);
+	snprintf(c->name[FOLIO_META], FS_CLASS_NAME_LEN, "(PG_locked)%s-meta",
+		 fs_name);
+	for (k = 0; k < FOLIO_KINDS; k++)
+		lockdep_init_map(&c->map[k], c->name[k], &c->key[k], 0);
+}
+
+/* Takes no lock lockdep sees: also called from the folio-lock hooks. */
 static struct lockdep_map *fs_folio_class(const char *fs_name)
 {
 	char name[FS_CLASS_NAME_LEN];
 	struct fs_folio_class *c;
+	unsigned long flags;
 	int i;
 
 	snprintf(name, sizeof(name), "(PG_locked)%s", fs_name);
-	spin_lock(&fs_classes_lock);
+	lockdep_off();
+	raw_spin_lock_irqsave(&fs_classes_lock, flags);
 	for (i = 0; i < FS_CLASSES; i++) {
 		c = &fs_classes[i];
-		if (!c->name[0]) {
-			strscpy(c->name, name, sizeof(c->name));
-			lockdep_init_map(&c->map, c->name, &c->key, 0);
+		if (!c->name[FOLIO_DATA][0]) {
+			fs_folio_class_init(c, fs_name);
 			break;
 		}
-		if (!strcmp(c->name, name))
+		if (!strcmp(c->name[FOLIO_DATA], name))
 			break;
 	}
-	spin_unlock(&fs_classes_lock);
-	return i < FS_CLASSES ? &c->map : NULL;
+	if (i == FS_CLASSES)
+		fs_classes_full = true;
+	raw_spin_unlock_irqrestore(&fs_classes_lock, flags);
+	lockdep_on();
+	if (i < FS_CLASSES)
+		return c->map;
+	pr_warn_once("more than %d file system types, %s and later share \"(PG_locked)folio\"\n",
+		     FS_CLASSES, fs_name);
+	return NULL;
 }
 
 /**
- * lockdep_folio_register_fs - give a file system type its folio-lock class
+ * lockdep_folio_register_fs - give a file system type its folio-lock classes
  * @fs: the file system type, being registered
  *
- * With more than FS_CLASSES file system names, the others use the class
- * of folios that belong to nothing.
+ * Types used without registration (btrfs mounts through one) get theirs
+ * the first time one of their folios is locked.  With more than
+ * FS_CLASSES file system names, the others use the class of folios that
+ * belong to nothing.
  */
 void lockdep_folio_register_fs(struct file_system_type *fs)
 {
-	fs->folio_lock_map = fs_folio_class(fs->name);
-	if (!fs->folio_lock_map)
-		pr_warn_once("more than %d file system types, %s and later share \"(PG_locked)folio\"\n",
-			     FS_CLASSES, fs->name);
+	WRITE_ONCE(fs->folio_lock_map, fs_folio_class(fs->name));
+}
+
+static struct lockdep_map *fs_type_folio_classes(struct file_system_type *fs)
+{
+	struct lockdep_map *map = READ_ONCE(fs->folio_lock_map);
+
+	if (likely(map) || READ_ONCE(fs_classes_full))
+		return map;
+	lockdep_folio_register_fs(fs);
+	return READ_ONCE(fs->folio_lock_map);
+}
+
+/* Regular files and block devices are data; other inodes hold metadata. */
+static int folio_kind(struct inode *host)
+{
+	umode_t mode = READ_ONCE(host->i_mode);
+
+	return S_ISREG(mode) || S_ISBLK(mode) ? FOLIO_DATA : FOLIO_META;
 }
 
 /*
@@ -134,8 +180,9 @@ static struct lockdep_map *folio_lock_class(struct folio *folio)
 		map = &anon_map;
 	} else if (mapping && !((unsigned long)mapping & PAGE_MAPPING_FLAGS)) {
 		host = READ_ONCE(mapping->host);
-		if (host)
-			map = READ_ONCE(host->i_sb->s_type->folio_lock_map);
+		map = host ? fs_type_folio_classes(host->i_sb->s_type) : NULL;
+		if (map)
+			map += folio_kind(host);
 	}
 	preempt_enable_notrace();
 	return map ?: &pagelock_map;
