@@ -26,7 +26,8 @@
 
 struct xp_ctx {
 	struct lock_class_key key_a, key_b;
-	struct mutex a, b;		/* two locks, each its own class */
+	struct mutex a;			/* lock of the scenarios */
+	struct mutex b;			/* another, of another class */
 	struct completion done, go;
 	struct work_struct work;
 	struct kthread_work kwork;
