@@ -9,7 +9,9 @@
 #   soak.sh [all|deps|kernel|initramfs|run]     (default: all)
 # Env: SOAK_SCALE (% of the guest's step durations, default 100),
 #      SOAK_OFF_SCALE (control run, default 30), SOAK_ONLY (guest steps,
-#      comma-separated), SOAK_MEM (default 2G), SOAK_TIMEOUT (s, 3600).
+#      comma-separated), SOAK_MEM (default 2G), SOAK_TIMEOUT (s, 3600),
+#      SOAK_RUNS ("on off"; e.g. "off" re-runs only the control, the table
+#      then reads the other run's log as it is).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=soak
@@ -67,6 +69,7 @@ sstat() { sed -n "s/^SOAK-STAT $2=//p" "$LOGS/soak-$1.log" | tail -1; }
 # one table row for run NAME; sets ROW_REPORTS etc.
 row() {
 	local n=$1 log=$LOGS/soak-$1.log t rc
+	[ -f "$log" ] && [ -f "$SD/$n.time" ] || { printf '| %-4s | not run |\n' "$n"; ROW_END=no; return; }
 	read -r t rc < "$SD/$n.time"
 	ROW_REPORTS=$(grep -cE "$HEAD_RE" "$log" || true)
 	ROW_DL=$(sstat "$n" debug_locks); ROW_COMMITS=$(sstat "$n" commits)
@@ -83,6 +86,7 @@ reports() {
 	: > "$SD/reports.txt"
 	for n in "$@"; do
 		log=$LOGS/soak-$n.log
+		[ -f "$log" ] || continue
 		grep -nE "$HEAD_RE" "$log" | while IFS=: read -r ln head; do
 			printf '==== run %s, log line %s: %s\n' "$n" "$ln" "$head"
 			sed -n "$(( ln > 1 ? ln - 1 : 1 )),$(( ln + 58 ))p" "$log"
@@ -94,8 +98,14 @@ reports() {
 
 run() {
 	local t0=$SECONDS fail=0
-	boot on "${SOAK_SCALE:-100}"
-	boot off "${SOAK_OFF_SCALE:-30}" crossrelease=off
+	local r
+	for r in ${SOAK_RUNS:-on off}; do
+		case $r in
+		on)  boot on "${SOAK_SCALE:-100}" ;;
+		off) boot off "${SOAK_OFF_SCALE:-30}" crossrelease=off ;;
+		*)   die "SOAK_RUNS: unknown run '$r' (on|off)" ;;
+		esac
+	done
 	reports on off
 	local rep dl commits end
 	{
