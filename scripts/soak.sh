@@ -11,7 +11,7 @@
 #      SOAK_OFF_SCALE (control run, default 30), SOAK_ONLY (guest steps,
 #      comma-separated), SOAK_MEM (default 2G), SOAK_TIMEOUT (s, 3600),
 #      SOAK_RUNS ("on off"; e.g. "off" re-runs only the control, the table
-#      then reads the other run's log as it is).
+#      then reads the other run's log as it is; "none": table only).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=soak
@@ -71,13 +71,13 @@ row() {
 	local n=$1 log=$LOGS/soak-$1.log t rc
 	[ -f "$log" ] && [ -f "$SD/$n.time" ] || { printf '| %-4s | not run |\n' "$n"; ROW_END=no; return; }
 	read -r t rc < "$SD/$n.time"
-	ROW_REPORTS=$(grep -cE "$HEAD_RE" "$log" || true)
+	ROW_REPORTS=$(grep -caE "$HEAD_RE" "$log" || true)
 	ROW_DL=$(sstat "$n" debug_locks); ROW_COMMITS=$(sstat "$n" commits)
 	ROW_END=$(grep -q "XR-END" "$log" && echo yes || echo "NO (rc=$rc)")
 	printf '| %-4s | %5s | %7s | %11s | %10s | %10s | %6s | %10s | %9s | %s |\n' "$n" \
 		"$(awk -v t="$t" 'BEGIN { printf "%.1f", t / 60 }')" "$ROW_REPORTS" "${ROW_DL:-?}" \
 		"${ROW_COMMITS:-?}" "$(sstat "$n" deps_added)" "$(sstat "$n" misuse)" \
-		"$(grep -cE "$INFO_RE" "$log" || true)" "$(grep -cE "$OOM_RE" "$log" || true)" "$ROW_END"
+		"$(grep -caE "$INFO_RE" "$log" || true)" "$(grep -caE "$OOM_RE" "$log" || true)" "$ROW_END"
 }
 
 # the first 60 lines of each report (from the line before its headline)
@@ -87,7 +87,7 @@ reports() {
 	for n in "$@"; do
 		log=$LOGS/soak-$n.log
 		[ -f "$log" ] || continue
-		grep -nE "$HEAD_RE" "$log" | while IFS=: read -r ln head; do
+		{ grep -naE "$HEAD_RE" "$log" || true; } | while IFS=: read -r ln head; do
 			printf '==== run %s, log line %s: %s\n' "$n" "$ln" "$head"
 			sed -n "$(( ln > 1 ? ln - 1 : 1 )),$(( ln + 58 ))p" "$log"
 			echo
@@ -103,7 +103,8 @@ run() {
 		case $r in
 		on)  boot on "${SOAK_SCALE:-100}" ;;
 		off) boot off "${SOAK_OFF_SCALE:-30}" crossrelease=off ;;
-		*)   die "SOAK_RUNS: unknown run '$r' (on|off)" ;;
+		none) ;;
+		*)   die "SOAK_RUNS: unknown run '$r' (on|off|none)" ;;
 		esac
 	done
 	reports on off
@@ -115,7 +116,7 @@ run() {
 		row off
 	} > "$SD/table.md"
 	cat "$SD/table.md"
-	say "soak: both runs took $(( (SECONDS - t0) / 60 ))m$(( (SECONDS - t0) % 60 ))s; logs $LOGS/soak-{on,off}.log"
+	say "soak: the boots took $(( (SECONDS - t0) / 60 ))m$(( (SECONDS - t0) % 60 ))s; logs $LOGS/soak-{on,off}.log"
 	[ "$end" = yes ] || { warn "soak: the crossrelease-on run did not reach XR-END"; fail=1; }
 	[ "$rep" = 0 ] || { warn "soak: $rep report(s) with crossrelease on (see $SD/reports.txt)"; fail=1; }
 	[ "$dl" = 1 ] || { warn "soak: debug_locks is '${dl:-?}' after the crossrelease-on run"; fail=1; }
