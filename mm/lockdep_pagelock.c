@@ -7,9 +7,11 @@
  * follow it.  Folio locks are crosslocks whose class follows what the
  * folio belongs to, the way inode locks get a class per file system type:
  *
- *  - "(PG_locked)<fs>": the page cache of a regular file of file system
- *    type <fs> ("(PG_locked)bdev" for block devices, "(PG_locked)tmpfs"
- *    for shmem), "(PG_locked)<fs>-meta" that of its other inodes;
+ *  - "(PG_locked)<fs>:<a_ops>": the page cache of an inode of file system
+ *    type <fs> with those address_space_operations, e.g.
+ *    "(PG_locked)btrfs:btrfs_aops" (file data) and
+ *    "(PG_locked)btrfs:btree_aops" (extent buffers),
+ *    "(PG_locked)bdev:def_blk_aops", "(PG_locked)tmpfs:shmem_aops";
  *  - "(PG_locked)anon": anonymous and swap-cache folios;
  *  - "(PG_locked)folio": folios that belong to nothing (yet, or any more).
  *
@@ -34,6 +36,7 @@
 
 #include <linux/crossrelease.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/lockdep_pagelock.h>
@@ -63,39 +66,28 @@ static struct lockdep_map anon_map =
 	STATIC_LOCKDEP_MAP_INIT("(PG_locked)anon", &anon_key);
 
 /*
- * Two classes per file system name: the page cache of regular files (and
- * of block devices, for "bdev"), and that of every other inode, such as
- * directories and the private inodes file systems keep their metadata in
- * (btrfs' btree inode): data and metadata folios are locked in orders of
- * their own, which one class would mix into cycles.  Kept here rather
- * than in the file system's module, so that a module loaded again finds
- * its classes, and the names outlive any module.
+ * One class per file system name, for the folios of an a_ops that finds
+ * no room in the table below.  Kept here rather than in the file system's
+ * module, so that a module loaded again finds its class, and the names
+ * outlive any module.
  */
 #define FS_CLASSES		64
 #define FS_CLASS_NAME_LEN	32
 
-enum { FOLIO_DATA, FOLIO_META, FOLIO_KINDS };
-
 struct fs_folio_class {
-	struct lockdep_map	map[FOLIO_KINDS];	/* what the type points to */
-	struct lock_class_key	key[FOLIO_KINDS];
-	char			name[FOLIO_KINDS][FS_CLASS_NAME_LEN];
+	struct lockdep_map	map;
+	struct lock_class_key	key;
+	char			name[FS_CLASS_NAME_LEN];
 };
 
 static struct fs_folio_class fs_classes[FS_CLASSES];
 static DEFINE_RAW_SPINLOCK(fs_classes_lock);
 static bool fs_classes_full;
 
-static void fs_folio_class_init(struct fs_folio_class *c, const char *fs_name)
+static void fs_folio_class_init(struct fs_folio_class *c, const char *name)
 {
-	int k;
-
-	snprintf(c->name[FOLIO_DATA], FS_CLASS_NAME_LEN, "(PG_locked)%s",
-		 fs_name);
-	snprintf(c->name[FOLIO_META], FS_CLASS_NAME_LEN, "(PG_locked)%s-meta",
-		 fs_name);
-	for (k = 0; k < FOLIO_KINDS; k++)
-		lockdep_init_map(&c->map[k], c->name[k], &c->key[k], 0);
+	strscpy(c->name, name, FS_CLASS_NAME_LEN);
+	lockdep_init_map(&c->map, c->name, &c->key, 0);
 }
 
 /* Takes no lock lockdep sees: also called from the folio-lock hooks. */
@@ -111,11 +103,11 @@ static struct lockdep_map *fs_folio_class(const char *fs_name)
 	raw_spin_lock_irqsave(&fs_classes_lock, flags);
 	for (i = 0; i < FS_CLASSES; i++) {
 		c = &fs_classes[i];
-		if (!c->name[FOLIO_DATA][0]) {
-			fs_folio_class_init(c, fs_name);
+		if (!c->name[0]) {
+			fs_folio_class_init(c, name);
 			break;
 		}
-		if (!strcmp(c->name[FOLIO_DATA], name))
+		if (!strcmp(c->name, name))
 			break;
 	}
 	if (i == FS_CLASSES)
@@ -123,7 +115,7 @@ static struct lockdep_map *fs_folio_class(const char *fs_name)
 	raw_spin_unlock_irqrestore(&fs_classes_lock, flags);
 	lockdep_on();
 	if (i < FS_CLASSES)
-		return c->map;
+		return &c->map;
 	pr_warn_once("more than %d file system types, %s and later share \"(PG_locked)folio\"\n",
 		     FS_CLASSES, fs_name);
 	return NULL;
@@ -153,12 +145,95 @@ static struct lockdep_map *fs_type_folio_classes(struct file_system_type *fs)
 	return READ_ONCE(fs->folio_lock_map);
 }
 
-/* Regular files and block devices are data; other inodes hold metadata. */
-static int folio_kind(struct inode *host)
-{
-	umode_t mode = READ_ONCE(host->i_mode);
+/*
+ * Folios are locked by the code of their address_space_operations: a
+ * class per a_ops keeps apart what a file system locks in different
+ * orders, such as btrfs' file data (btrfs_aops) and its extent buffers
+ * (btree_aops, a private inode that is a regular file too).  A small open
+ * hash table, filled once per a_ops, read locklessly.
+ */
+#define AOPS_BITS		7
+#define AOPS_CLASSES		BIT(AOPS_BITS)
+#define AOPS_PROBES		8
+#define AOPS_NAME_LEN		64
 
-	return S_ISREG(mode) || S_ISBLK(mode) ? FOLIO_DATA : FOLIO_META;
+struct aops_folio_class {
+	const struct address_space_operations	*aops;
+	struct lockdep_map			map;
+	struct lock_class_key			key;
+	char					name[AOPS_NAME_LEN];
+};
+
+static struct aops_folio_class aops_classes[AOPS_CLASSES];
+static DEFINE_RAW_SPINLOCK(aops_classes_lock);
+
+static struct aops_folio_class *aops_slot(const void *aops, int probe)
+{
+	return &aops_classes[(hash_ptr(aops, AOPS_BITS) + probe) &
+			     (AOPS_CLASSES - 1)];
+}
+
+static struct lockdep_map *aops_class_find(const void *aops)
+{
+	int i;
+
+	for (i = 0; i < AOPS_PROBES; i++) {
+		struct aops_folio_class *c = aops_slot(aops, i);
+		/* pairs with the release in aops_class_add(): map, name */
+		const void *a = smp_load_acquire(&c->aops);
+
+		if (a == aops)
+			return &c->map;
+		if (!a)
+			break;
+	}
+	return NULL;
+}
+
+/* Takes no lock lockdep sees: called from the folio-lock hooks. */
+static struct lockdep_map *aops_class_add(const struct address_space_operations *aops,
+					  const char *fs_name)
+{
+	struct lockdep_map *map;
+	unsigned long flags;
+	int i;
+
+	lockdep_off();
+	raw_spin_lock_irqsave(&aops_classes_lock, flags);
+	map = aops_class_find(aops);
+	for (i = 0; !map && i < AOPS_PROBES; i++) {
+		struct aops_folio_class *c = aops_slot(aops, i);
+
+		if (c->aops)
+			continue;
+		snprintf(c->name, AOPS_NAME_LEN, "(PG_locked)%s:%ps",
+			 fs_name, aops);
+		lockdep_init_map(&c->map, c->name, &c->key, 0);
+		/* publish the map and its name before the aops that find it */
+		smp_store_release(&c->aops, aops);
+		map = &c->map;
+	}
+	raw_spin_unlock_irqrestore(&aops_classes_lock, flags);
+	lockdep_on();
+	return map;
+}
+
+static struct lockdep_map *mapping_folio_class(struct address_space *mapping,
+					       struct inode *host)
+{
+	const struct address_space_operations *aops = READ_ONCE(mapping->a_ops);
+	struct file_system_type *type = host->i_sb->s_type;
+	struct lockdep_map *map;
+
+	map = aops_class_find(aops);
+	if (likely(map))
+		return map;
+	map = aops_class_add(aops, type->name);
+	if (map)
+		return map;
+	pr_warn_once("no room for the folio class of %ps, %s uses its file system's\n",
+		     aops, type->name);
+	return fs_type_folio_classes(type);
 }
 
 /*
@@ -180,9 +255,8 @@ static struct lockdep_map *folio_lock_class(struct folio *folio)
 		map = &anon_map;
 	} else if (mapping && !((unsigned long)mapping & PAGE_MAPPING_FLAGS)) {
 		host = READ_ONCE(mapping->host);
-		map = host ? fs_type_folio_classes(host->i_sb->s_type) : NULL;
-		if (map)
-			map += folio_kind(host);
+		if (host)
+			map = mapping_folio_class(mapping, host);
 	}
 	preempt_enable_notrace();
 	return map ?: &pagelock_map;
