@@ -3,6 +3,7 @@
 #   make test     KUnit + kselftests in QEMU, ends with "N passed, N failed"
 #   make series   export the patch series to build/series and check it
 #   make shell    boot the xr kernel into an interactive busybox shell
+#   make kunit    the crossrelease KUnit suites with the kernel's kunit.py
 #   make bench    plain vs crossrelease off/on: one table, build/bench/table.md
 #   make soak     distro-class kernel under stress-ng/fio/fs/dm/md/swap/OOM/
 #                 hotplug/modules, crossrelease on then off; build/soak/table.md
@@ -13,7 +14,7 @@ ARGS ?=
 S := scripts
 
 .NOTPARALLEL:
-.PHONY: demo test series bench soak shell deps tree build initramfs clean distclean
+.PHONY: demo test series bench soak shell kunit deps tree build initramfs clean distclean
 
 demo: initramfs
 	@bash $(S)/demo.sh $(V) $(ARGS)
@@ -23,6 +24,9 @@ test: initramfs
 
 shell: initramfs
 	@bash $(S)/boot.sh $(V) shell $(ARGS)
+
+kunit: deps tree
+	@bash $(S)/kunit.sh $(ARGS)
 
 deps:
 	@bash $(S)/deps.sh

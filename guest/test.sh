@@ -1,31 +1,17 @@
 #!/bin/sh
 # Guest test runner: KUnit already ran at boot; run the crossrelease
-# kselftests (run_*.sh) as one KTAP document, each script a subtest whose
-# own KTAP/TAP output is indented below it.  With xr.scenario=NAME on the
-# kernel command line (scripts/test.sh: one boot per scenario that expects
-# a lockdep report) only run_scenarios.sh runs, and it runs only NAME.
-dir=/xr/selftests/crossrelease
-set -- $(ls "$dir"/run_*.sh 2>/dev/null)
-case " $(cat /proc/cmdline) " in
-*" xr.scenario="*) set -- "$dir/run_scenarios.sh" ;;
-esac
-if [ $# -eq 0 ]; then
-	echo "# no crossrelease kselftests in $dir"
+# kselftests with the kselftest runner.  Its output is rewritten into one
+# KTAP document for scripts/ktap.py: the runner's "# selftests: crossrelease:
+# NAME.sh" becomes "# Subtest: NAME", and each test's own output, which the
+# runner prefixes with "# ", is indented one level below it.
+dir=/xr/kselftest
+if [ ! -x $dir/run_kselftest.sh ]; then
+	echo "# no kselftests in $dir"
 	exit 0
 fi
-echo "KTAP version 1"
-echo "1..$#"
-n=0; fail=0
-for t in "$@"; do
-	n=$((n + 1))
-	name=$(basename "$t" .sh)
-	echo "    # Subtest: $name"
-	{ (cd "$dir" && sh "./$name.sh") 2>&1; echo $? > /tmp/.xr_rc; } | sed 's/^/    /'
-	rc=$(cat /tmp/.xr_rc)
-	case $rc in
-	0) echo "ok $n $name" ;;
-	4) echo "ok $n $name # SKIP" ;;	# kselftest KSFT_SKIP
-	*) echo "not ok $n $name # exit=$rc"; fail=1 ;;
-	esac
-done
-exit $fail
+cd $dir || exit 1
+./run_kselftest.sh -c crossrelease | sed \
+	-e 's/^# selftests: crossrelease: \(.*\)\.sh$/    # Subtest: \1/' \
+	-e 's/^\(\(not \)\{0,1\}ok [0-9]*\) selftests: crossrelease: \(.*\)\.sh/\1 \3/' \
+	-e 's/^TAP version 13$/KTAP version 1/' \
+	-e 's/^# \{0,1\}/    /'

@@ -10,20 +10,21 @@
  *
  * Each scenario has a quiet twin ("seed3_quiet"): the same contexts and
  * locks, ordered so that no deadlock is possible, on classes of its own.
- * tools/testing/selftests/crossrelease/run_scenarios.sh checks them.
+ * The scenarios, and what each must show, are listed in
+ * tools/testing/selftests/crossrelease/scenarios, which run_scenarios.sh
+ * there (a kselftest) and the workbench's demo read.
  *
  * A scenario never deadlocks: lockdep reports cycles that did not happen,
  * so each one first lets lockdep learn one half of the cycle in a run that
- * cannot hang, then plays the other half.  Lockdep reports only once and
- * then turns itself off; "rearm" switches it back on 200 ms later.  Write
- * each name from a process of its own ("sh -c 'echo seed3 > run'").  Test
- * kernels only: re-arming after a report is not safe on a busy system,
- * and not at all after "article", whose report is printed in a kworker.
+ * cannot hang, then plays the other half.  A cycle through a crosslock is
+ * reported and lockdep stays on, so the scenarios run one after another
+ * in one boot; "abba", a plain lockdep report, switches lockdep off and
+ * goes last.  Write each name from a process of its own ("sh -c 'echo
+ * seed3 > run'").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
-#include <linux/debug_locks.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
@@ -47,9 +48,9 @@ struct seed3 {
 static struct seed3 xr_demo, xr_quiet;
 
 /*
- * The page-lock scenarios: mutex "A" and the lock of folio "B".  All folio
- * locks share one lockdep class, so only the mutex tells the scenarios
- * apart; each scenario and each quiet twin has its own.
+ * The page-lock scenarios: mutex "A" and the lock of folio "B".  The folios
+ * share one lockdep class, so only the mutex tells the scenarios apart;
+ * each scenario and each quiet twin has its own.
  */
 struct xr_page {
 	struct mutex mutex;		/* A */
@@ -104,11 +105,7 @@ static void stop_waiter(struct waiter *w)
 	kthread_stop(w->task);
 }
 
-/*
- * The completer is a kthread that exits afterwards: the report is printed
- * in its context and lockdep stops tracking it there, so no stale state
- * survives the "rearm".
- */
+/* The completer is a kthread that exits afterwards: the report names it. */
 static int take_mutex_and_complete(void *data)
 {
 	struct seed3 *s = data;
@@ -424,27 +421,6 @@ static int scenario_abba(bool quiet)
 	return 0;
 }
 
-/*
- * Switch lockdep back on after an expected report, a moment later and from
- * a kthread that holds nothing: the writer of "rearm" (and anyone else in
- * the middle of a locked section) took its locks while lockdep was off
- * and must have dropped them before lockdep tracks releases again.  Run
- * each scenario from a process of its own, which exits with whatever
- * lockdep believes it still holds.
- */
-static int rearm_fn(void *unused)
-{
-	msleep(200);
-	debug_locks = 1;
-	pr_info("lockdep re-armed\n");
-	return 0;
-}
-
-static int scenario_rearm(bool unused)
-{
-	return PTR_ERR_OR_ZERO(kthread_run(rearm_fn, NULL, "xr_rearm"));
-}
-
 struct scenario {
 	const char *name;
 	int (*run)(bool quiet);
@@ -462,7 +438,6 @@ static const struct scenario scenarios[] = {
 	{ "seed3_quiet",	scenario_seed3,		true },
 	{ "article",		scenario_article,	false },
 	{ "article_quiet",	scenario_article,	true },
-	{ "rearm",		scenario_rearm,		false },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,

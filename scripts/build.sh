@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Configure (when fragments or series changed) and build a kernel variant.
-#   build.sh [plain|xr|soak]   -> build/out-<variant>/arch/x86/boot/bzImage
+#   build.sh [plain|xr|soak|noproc] -> build/out-<variant>/arch/x86/boot/bzImage
 # plain and xr start from allnoconfig; soak (make soak) from x86_64
-# defconfig + the tree's kernel/configs/kvm_guest.config.
+# defconfig + the tree's kernel/configs/kvm_guest.config; noproc is xr
+# without /proc (CONFIG_PROC_FS=n), built only to show that it links.
+# A later fragment may override an earlier one's symbol.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=${1:-xr}
@@ -11,7 +13,8 @@ case $V in
 plain) FRAGS=(configs/debug.config) ;;
 xr)    FRAGS=(configs/debug.config configs/crossrelease.config) ;;
 soak)  FRAGS=(configs/soak.config); BASE=defconfig; TFRAGS=(kernel/configs/kvm_guest.config) ;;
-*)     die "unknown variant '$V' (plain|xr|soak)" ;;
+noproc) FRAGS=(configs/debug.config configs/crossrelease.config configs/noproc.config) ;;
+*)     die "unknown variant '$V' (plain|xr|soak|noproc)" ;;
 esac
 OUT=$BUILD/out-$V
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
@@ -43,12 +46,16 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.xr-config.stamp" 2>/dev/null)" != 
 	syms=$(cd "$TREE" && find . -name 'Kconfig*' -not -path './.git/*' -print0 |
 		xargs -0 sed -nE 's/^[[:space:]]*(menu)?config[[:space:]]+([A-Za-z0-9_]+).*/\2/p' | sort -u)
 	bad=0
+	declare -A wanted=()	# symbol -> its last line in the fragments
 	while read -r line; do
 		if [[ $line =~ ^CONFIG_([A-Za-z0-9_]+)=(.*)$ ]]; then
-			s=${BASH_REMATCH[1]}; want="CONFIG_$s=${BASH_REMATCH[2]}"
+			wanted[${BASH_REMATCH[1]}]="CONFIG_${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"
 		elif [[ $line =~ ^#\ CONFIG_([A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-			s=${BASH_REMATCH[1]}; want="# CONFIG_$s is not set"
-		else continue; fi
+			wanted[${BASH_REMATCH[1]}]="# CONFIG_${BASH_REMATCH[1]} is not set"
+		fi
+	done < <(cd "$ROOT" && cat "${FRAGS[@]}")
+	for s in "${!wanted[@]}"; do
+		want=${wanted[$s]}
 		if ! grep -qxF "$s" <<<"$syms"; then
 			echo "!!   CONFIG_$s: no such Kconfig symbol in the tree"; bad=1; continue
 		fi
@@ -59,7 +66,7 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.xr-config.stamp" 2>/dev/null)" != 
 			[[ $got == "$want" ]] && continue
 		fi
 		echo "!!   wanted '$want', got '${got:-<absent: unmet dependency>}'"; bad=1
-	done < <(cd "$ROOT" && cat "${FRAGS[@]}")
+	done
 	[ $bad = 0 ] || die "config fragments did not apply (see above) for variant $V"
 	echo "$cfgstamp" > "$OUT/.xr-config.stamp"
 	say "build[$V]: config verified"

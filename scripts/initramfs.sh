@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build build/initramfs-<variant>.cpio: static busybox, guest/ scripts,
-# crossrelease kselftests (if any), the variant's modules, mke2fs + libs.
+# the crossrelease kselftests, the variant's modules, mke2fs + libs.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=${1:-xr}
@@ -20,18 +20,14 @@ install -m755 "$ROOT/guest/init" "$STAGE/init"
 cp -a "$ROOT/guest/." "$STAGE/xr/"
 rm -f "$STAGE/xr/init"
 
-ST=$ROOT/tools/testing/selftests/crossrelease
-if [ -d "$ST" ]; then
-	say "initramfs[$V]: adding kselftests from tools/testing/selftests/crossrelease"
-	mkdir -p "$STAGE/xr/selftests"
-	cp -a "$ST" "$STAGE/xr/selftests/"
-	# the kselftest's TEST_GEN_FILES, built static for the busybox guest
-	for c in "$ST"/*.c; do
-		[ -f "$c" ] || continue
-		say "initramfs[$V]: gcc -static $(basename "$c")"
-		gcc -static -O2 -Wall -o "$STAGE/xr/selftests/crossrelease/$(basename "$c" .c)" "$c"
-	done
-fi
+# The crossrelease kselftests, installed the kselftest way (lib.mk, built
+# out of tree), with run_kselftest.sh; and coreutils' timeout, which the
+# kselftest runner calls with --foreground (busybox' has no such option).
+say "initramfs[$V]: make -C tools/testing/selftests TARGETS=crossrelease install"
+(exec 9>"$KLOCK"; flock 9
+ make -s -C "$TREE/tools/testing/selftests" O="$OUT/kselftest" TARGETS=crossrelease \
+	INSTALL_PATH="$STAGE/xr/kselftest" install)
+XR_EXTRA_BINS="timeout ${XR_EXTRA_BINS:-}"
 
 if grep -q '^CONFIG_MODULES=y' "$OUT/.config" && [ -s "$OUT/modules.order" ]; then
 	say "initramfs[$V]: modules_install"

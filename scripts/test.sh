@@ -1,83 +1,68 @@
 #!/usr/bin/env bash
 # make test: KUnit and the kselftests in QEMU, then "N passed, N failed".
-# Lockdep reports once per boot, so the main boot skips the KUnit cases
-# that expect a report (lockdep_kunit.reports=0) and each of those then
-# runs alone in a boot of its own (kunit.filter_glob=suite.case).  So does
-# each deadlock scenario of run_scenarios.sh that expects a report
-# (xr.scenario=NAME, KUnit off); the main boot runs the quiet ones.
+# A crossrelease report leaves lockdep on, so one boot runs every
+# crossrelease KUnit suite (kunit.filter_glob=crossrelease*), report cases
+# included, and then the crossrelease kselftests.  What switches lockdep
+# off gets a boot of its own, chosen with KUnit's kunit.filter_glob or the
+# kselftest's own argument:
+#   - the lockdep_capture suite, whose last case is a plain lockdep report;
+#   - the dma_fence_annotation suite: the upstream dma-fence annotation's
+#     own report, a plain one;
+#   - crossrelease.xr_cycle_reported once more with
+#     crossrelease.max_reports=0 (the one-shot mode);
+#   - each scenario marked "alone" in the kselftest's "scenarios" file;
+#   - the kselftests once more with folio-lock tracking off.
 #   test.sh <variant> [extra kernel args...]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=${1:-xr}; shift || true
 LOGS=$BUILD/logs
 ALL=$LOGS/$V-test-all.log
+ST=$ROOT/tools/testing/selftests/crossrelease
 
-bash "$ROOT/scripts/boot.sh" "$V" test lockdep_kunit.reports=0 "$@"
+say "test: crossrelease KUnit suites and kselftests: one boot"
+bash "$ROOT/scripts/boot.sh" "$V" test "kunit.filter_glob=crossrelease*" "$@"
 cp "$LOGS/$V-test.log" "$ALL"
 
-# "# Subtest: <suite>" then "ok N <case> # SKIP expects a report: ..."
-cases=$(sed -e 's/^\[[ 0-9.]*\] //' "$LOGS/$V-test.log" | awk '
-	/# Subtest:/ { suite = $NF }
-	/^ *ok [0-9]+ .* # SKIP expects a report/ { print suite "." $3 }')
-# A boot of its own for each case, scenario or parameter: seconds.  A boot
-# that does not finish (a hang, or TCG stalling on a loaded host) is
-# retried once, then counted as a failed case.
-own_boot() { # what, boot.sh args...
-	local what=$1; shift
-	XR_TIMEOUT=${XR_CASE_TIMEOUT:-240} bash "$ROOT/scripts/boot.sh" -q "$V" "$@" > /dev/null && return 0
-	warn "test: $what: boot did not finish, retrying"
-	XR_TIMEOUT=${XR_CASE_TIMEOUT:-240} bash "$ROOT/scripts/boot.sh" -q "$V" "$@" > /dev/null
-}
-boot_failed() { # suite, case
-	printf 'KTAP version 1\n1..1\n    # Subtest: %s\n    1..1\n    not ok 1 %s # boot did not finish\nnot ok 1 %s\n' \
-		"$1" "$2" "$1" >> "$ALL"
+# A boot of its own: a boot that does not finish (a hang, or TCG stalling
+# on a loaded host) is retried once, then counted as a failed case.
+own_boot() { # what, log name, boot.sh args...
+	local what=$1 log=$2; shift 2
+	say "test: $what: own boot"
+	if XR_TIMEOUT=${XR_CASE_TIMEOUT:-240} XR_LOG_NAME=$log bash "$ROOT/scripts/boot.sh" -q "$V" "$@" > /dev/null ||
+	   { warn "test: $what: boot did not finish, retrying"
+	     XR_TIMEOUT=${XR_CASE_TIMEOUT:-240} XR_LOG_NAME=$log bash "$ROOT/scripts/boot.sh" -q "$V" "$@" > /dev/null; }; then
+		cat "$LOGS/$log.log" >> "$ALL"
+	else
+		printf 'KTAP version 1\n1..1\nnot ok 1 %s # boot did not finish\n' "$what" >> "$ALL"
+	fi
 }
 
-for c in $cases; do
-	say "test: $c expects a lockdep report: own boot"
-	if own_boot "$c" kunit "kunit.filter_glob=$c" lockdep_kunit.rearm=0 "$@"; then
-		cat "$LOGS/$V-kunit.log" >> "$ALL"
-	else
-		boot_failed "${c%%.*}" "${c#*.}"
-	fi
+own_boot "lockdep_capture (ends with a plain report)" "$V-capture" \
+	kunit kunit.filter_glob=lockdep_capture "$@"
+own_boot "dma_fence_annotation (a plain report)" "$V-annotation" \
+	kunit kunit.filter_glob=dma_fence_annotation "$@"
+own_boot "crossrelease.max_reports=0" "$V-oneshot" \
+	kunit kunit.filter_glob=crossrelease.xr_cycle_reported crossrelease.max_reports=0 "$@"
+alone=$(awk '!/^#/ && $2 == "alone" { print $1 }' "$ST/scenarios")
+for s in $alone; do
+	own_boot "scenario $s" "$V-scenario-$s" \
+		/xr/kselftest/crossrelease/run_scenarios.sh kunit.enable=0 "xr.args=$s" "$@"
 done
-
-# "ok N <scenario> # SKIP expects a lockdep report: ... (xr.scenario=NAME)"
-cp "$LOGS/$V-test.log" "$LOGS/$V-test-main.log"
-scenarios=$(grep -oE 'runs in a boot of its own \(xr\.scenario=[A-Za-z0-9_]+\)' \
-	"$LOGS/$V-test-main.log" | sed -E 's/.*=(.*)\)/\1/' || true)
-for s in $scenarios; do
-	say "test: scenario $s expects a lockdep report: own boot"
-	if own_boot "$s" test kunit.enable=0 "xr.scenario=$s" "$@"; then
-		cp "$LOGS/$V-test.log" "$LOGS/$V-scenario-$s.log"
-		cat "$LOGS/$V-test.log" >> "$ALL"
-	else
-		boot_failed run_scenarios "$s"
-	fi
-done
-cp "$LOGS/$V-test-main.log" "$LOGS/$V-test.log"
-
-# Folio-lock tracking off by the boot parameter: no page_ext, engine on.
-say "test: lockdep_pagelock=off: own boot"
-if own_boot pagelock_off /xr/pagelock_off.sh lockdep_pagelock=off kunit.enable=0 "$@"; then
-	cat "$LOGS/$V-pagelock_off.sh.log" >> "$ALL"
-else
-	boot_failed pagelock_off boot
-fi
+own_boot "lockdep_pagelock=off" "$V-pagelock_off" \
+	/xr/pagelock_off.sh lockdep_pagelock=off kunit.enable=0 "$@"
 
 # A suite that is not built (an option lost in a config change) prints no
 # results at all; name every suite we expect so that its absence fails.
 missing=0
 for suite in crossrelease crossrelease_completion crossrelease_pagelock \
 	     crossrelease_chain crossrelease_dma_fence crossrelease_precision \
-	     lockdep_capture \
+	     lockdep_capture dma_fence_annotation \
 	     run_scenarios run_workload run_dmabuf pagelock_off; do
 	grep -q "# Subtest: $suite\$" <(sed -e 's/\r//' "$ALL") ||
 		{ warn "test: suite $suite did not run"; missing=1; }
 done
-
-[ -n "$scenarios" ] ||
-	{ warn "test: no deadlock scenario ran in a boot of its own (module missing?)"; missing=1; }
+[ -n "$alone" ] || { warn "test: no scenario marked alone in $ST/scenarios"; missing=1; }
 
 say "test: results from $ALL"
 python3 "$ROOT/scripts/ktap.py" --marker=XR-END "$ALL"

@@ -151,7 +151,7 @@ static void expect_quiet(struct kunit *test, struct cmp_ctx *ctx)
 static void expect_report(struct kunit *test, struct cmp_ctx *ctx,
 			  const char *cls)
 {
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
 							  "(cmp_test_M)"));
@@ -183,7 +183,7 @@ static void cmp_seed3_reported(struct kunit *test)
 	struct task_struct *t;
 	struct waiter w;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
@@ -211,7 +211,7 @@ static void cmp_work_completer_reported(struct kunit *test)
 	struct cmp_ctx *ctx = test->priv;
 	struct waiter w;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 
@@ -372,7 +372,7 @@ static void cmp_complete_all_reported(struct kunit *test)
 	struct waiter w[NR_WAITERS];
 	int i;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 

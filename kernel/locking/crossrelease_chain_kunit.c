@@ -88,7 +88,7 @@ static void expect_quiet(struct kunit *test, struct cc_ctx *ctx)
 static void expect_report(struct kunit *test, struct cc_ctx *ctx,
 			  const char *cls1, const char *cls2)
 {
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
 	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls1),
 			      "class %s not named", cls1);
@@ -165,7 +165,7 @@ static void cc_two_completions_reported(struct kunit *test)
 {
 	struct cc_ctx *ctx = test->priv;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	chain(test, ctx, &ctx->a, &ctx->b, false);
 	chain(test, ctx, &ctx->b, &ctx->a, false);
@@ -218,7 +218,7 @@ static void cc_folio_and_completion_reported(struct kunit *test)
 	struct cc_ctx *ctx = test->priv;
 	struct task_struct *t, *k;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 	if (!lockdep_pagelock_enabled())
 		kunit_skip(test, "folio locks not tracked");
 
@@ -292,7 +292,7 @@ static void cc_ordered_workqueue_reported(struct kunit *test)
 {
 	struct cc_ctx *ctx = test->priv;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	workqueue_case(test, alloc_ordered_workqueue("cc_test_ordered", 0));
 

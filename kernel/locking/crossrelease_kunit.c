@@ -2,7 +2,7 @@
 /*
  * KUnit suite for the crossrelease engine, driven through its own API with
  * synthetic crosslocks.  Each case asserts that lockdep reported what it
- * must, or that it stayed quiet and is still on.
+ * must and stayed on, or that it stayed quiet and is still on.
  */
 #include <kunit/test.h>
 #include <linux/crossrelease.h>
@@ -121,7 +121,7 @@ static void xr_cycle_reported(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 	char waiter[TASK_COMM_LEN + 8];
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	wait_under_m(ctx);
 	INIT_WORK(&ctx->work1, commit_after_m_fn);
@@ -129,7 +129,7 @@ static void xr_cycle_reported(struct kunit *test)
 	flush_work(&ctx->work1);
 	lock_release_crosslock(&ctx->x, XR_IP);
 
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
 	expect_seen(test, ctx, "possible circular locking dependency detected");
 	expect_seen(test, ctx, "is releasing crosslock (in work item context)");
 	expect_seen(test, ctx, "(xr)test_X");
@@ -141,6 +141,91 @@ static void xr_cycle_reported(struct kunit *test)
 	expect_seen(test, ctx, waiter);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->worker1);
 	expect_seen(test, ctx, ctx->worker1->comm);
+	lockdep_kunit_reset();
+}
+
+/* Wait for @x under @under, then take @take and release @x. */
+static void wait_then_commit(struct lockdep_map_cross *x, struct mutex *under,
+			     struct mutex *take)
+{
+	mutex_lock(under);
+	lock_acquire_crosslock(x, 0, XR_IP);
+	mutex_unlock(under);
+	mutex_lock(take);
+	mutex_unlock(take);
+	lock_commit_crosslock(x);
+	lock_release_crosslock(x, XR_IP);
+}
+
+#define CIRCULAR "possible circular locking dependency detected"
+
+/*
+ * Report and go on: a cycle through a crosslock is printed once, the
+ * dependency is not added, lockdep stays on and finds the next cycle;
+ * over the budget a cycle is counted, not printed.
+ */
+static void xr_report_goes_on(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long printed = atomic_long_read(&xr_stats.reports_printed);
+	long suppressed = atomic_long_read(&xr_stats.reports_suppressed);
+	unsigned int max;
+
+	if (!lockdep_kunit_xr_goes_on())
+		kunit_skip(test, "booted with crossrelease.max_reports=0");
+	xr_reports_reset();
+	max = xr_max_reports_set(2);
+
+	wait_then_commit(&ctx->x, &ctx->m, &ctx->m);	/* M -> X -> M */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 1U);
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+
+	wait_then_commit(&ctx->x, &ctx->m, &ctx->m);	/* known: quiet */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 1U);
+
+	wait_then_commit(&ctx->z, &ctx->n, &ctx->n);	/* N -> Z -> N */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 2U);
+	expect_seen(test, ctx, "(report 2 of at most 2)");
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.reports_printed),
+			printed + 2);
+
+	wait_then_commit(&ctx->x, &ctx->n, &ctx->n);	/* over the budget */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 2U);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.reports_suppressed),
+			suppressed + 1);
+
+	xr_max_reports_set(max);
+	xr_reports_reset();
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+}
+
+/*
+ * A cycle closed by a wait under a held lock (Z -> M learned first, then a
+ * wait for Z under M): reported, and the waiter's held-lock state stays
+ * exact, so releasing M afterwards is not a "bad unlock".
+ */
+static void xr_wait_report_goes_on(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_xr_report(test);
+
+	lock_acquire_crosslock(&ctx->z, 1, XR_IP);
+	take_m(ctx);
+	lock_commit_crosslock(&ctx->z);			/* Z -> M */
+	lock_release_crosslock(&ctx->z, XR_IP);
+
+	mutex_lock(&ctx->m);
+	lock_acquire_crosslock(&ctx->z, 0, XR_IP);	/* M -> Z: a cycle */
+	mutex_unlock(&ctx->m);
+	lock_release_crosslock(&ctx->z, XR_IP);
+
+	expect_seen(test, ctx, CIRCULAR);
+	expect_seen(test, ctx, "is trying to acquire lock");
+	expect_seen(test, ctx, "(xr)test_Z");
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->cap,
+							   "bad unlock balance"));
 	lockdep_kunit_reset();
 }
 
@@ -382,6 +467,8 @@ static void xr_misuse_warns(struct kunit *test)
 
 static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_cycle_reported),
+	KUNIT_CASE(xr_report_goes_on),
+	KUNIT_CASE(xr_wait_report_goes_on),
 	KUNIT_CASE(xr_lock_before_acquire_quiet),
 	KUNIT_CASE(xr_trylock_quiet),
 	KUNIT_CASE(xr_hardirq_ignores_task),

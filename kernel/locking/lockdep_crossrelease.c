@@ -98,6 +98,22 @@ static bool xr_class_alive(unsigned int class_idx, u64 gen)
 	return !xr_gen_before(gen, atomic64_read(&xr_class_freed[class_idx]));
 }
 
+/*
+ * Classes of crosslocks, marked when one is acquired or committed: a cycle
+ * through one of them is a crossrelease report (xr_cycle_goes_on()).
+ */
+static DECLARE_BITMAP(xr_crosslock_classes, MAX_LOCKDEP_KEYS);
+static void xr_cycle_forget_class(unsigned int class_idx);
+
+static int xr_crosslock_class_idx(struct lockdep_map *map)
+{
+	int class_idx = lockdep_xr_class_idx(map);
+
+	if (class_idx >= 0 && !test_bit(class_idx, xr_crosslock_classes))
+		set_bit(class_idx, xr_crosslock_classes);
+	return class_idx;
+}
+
 /* ---------------------------------------------------------------------
  * One-time warnings.  Misuse never crashes and never turns lockdep off.
  */
@@ -370,6 +386,8 @@ void xr_zap_class(unsigned int class_idx)
 
 	atomic64_set(&xr_class_freed[class_idx], atomic64_inc_return(&xr_gen));
 	WRITE_ONCE(xr_last_ip[class_idx], 0);
+	clear_bit(class_idx, xr_crosslock_classes);
+	xr_cycle_forget_class(class_idx);
 	for (i = 0; i < XR_STACK_SIZE; i++) {
 		if (READ_ONCE(xr_stacks[i].key) == class_idx + 1)
 			WRITE_ONCE(xr_stacks[i].key, XR_SLOT_DEAD);
@@ -508,7 +526,7 @@ static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
 	/* The common complete() with nobody waiting costs one read. */
 	if (!READ_ONCE(x->nr_acquired))
 		return false;
-	class_idx = lockdep_xr_class_idx(&xmap->map);
+	class_idx = xr_crosslock_class_idx(&xmap->map);
 	if (class_idx < 0)
 		return false;
 	arch_spin_lock(&x->lock);
@@ -560,17 +578,20 @@ static bool xr_released(struct lockdep_map_cross *xmap)
  * Remember the call site's stack for the report and, for an acquisition
  * that waits (@wait: XR_HIST_WAIT, maybe with XR_HIST_OWNED), put the wait
  * in the history: a crosslock released later by this context depends on
- * it.
+ * it.  @map is a crosslock's unless @noted (crosslock_note_wait()).
  */
 static void xr_note_acquire(struct lockdep_map *map, u8 wait,
-			    unsigned long ip)
+			    unsigned long ip, bool noted)
 {
 	unsigned long flags;
 	int class_idx;
 
 	if (!lockdep_xr_enter(&flags))
 		return;
-	class_idx = lockdep_xr_class_idx(map);
+	if (noted)
+		class_idx = lockdep_xr_class_idx(map);
+	else
+		class_idx = xr_crosslock_class_idx(map);
 	if (class_idx >= 0) {
 		if (wait)
 			xr_hist_write(current, class_idx, ip,
@@ -606,7 +627,7 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 		current->xr.nr_waits++;
 	raw_local_irq_restore(flags);
 
-	xr_note_acquire(&xmap->map, trylock ? 0 : XR_HIST_WAIT, ip);
+	xr_note_acquire(&xmap->map, trylock ? 0 : XR_HIST_WAIT, ip, false);
 }
 EXPORT_SYMBOL_GPL(lock_acquire_crosslock);
 
@@ -801,7 +822,7 @@ EXPORT_SYMBOL_GPL(lock_commit_crosslock);
 void crosslock_note_wait(struct lockdep_map *map, unsigned long ip)
 {
 	if (xr_enabled && atomic_read(&xr_nr_in_flight))
-		xr_note_acquire(map, XR_HIST_WAIT, ip);
+		xr_note_acquire(map, XR_HIST_WAIT, ip, true);
 }
 EXPORT_SYMBOL_GPL(crosslock_note_wait);
 
@@ -1011,7 +1032,7 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	if (!xr_enabled)
 		return;
 	lock_sync(map, 0, 0, 1, NULL, ip);
-	xr_note_acquire(map, XR_HIST_WAIT | XR_HIST_OWNED, ip);
+	xr_note_acquire(map, XR_HIST_WAIT | XR_HIST_OWNED, ip, false);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
@@ -1033,7 +1054,7 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
 	o->pid = task_pid_nr(current);
 	o->gen = xr_next_gen();
 	atomic_inc(&xr_nr_in_flight);
-	xr_note_acquire(map, 0, ip);
+	xr_note_acquire(map, 0, ip, false);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
 
@@ -1078,7 +1099,7 @@ bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
 		return false;
 	}
 	if (commit && lockdep_xr_enter(&flags)) {
-		class_idx = lockdep_xr_class_idx(map);
+		class_idx = xr_crosslock_class_idx(map);
 		if (class_idx >= 0) {
 			xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip),
 				       xr_owner_gen(gen), READ_ONCE(o->pid));
@@ -1110,8 +1131,9 @@ static void xr_print_stack(unsigned int class_idx, unsigned long ip)
 #define XR_NAME_LEN	(KSYM_NAME_LEN + 16)
 
 /*
- * Only the caller that turned debug_locks off prints a report, so one set
- * of buffers is enough and keeps them off the stack.
+ * One report is printed at a time (the caller that turned debug_locks off,
+ * or the holder of xr_cycle_busy), so one set of buffers is enough and
+ * keeps them off the stack.
  */
 static char xr_names[3][XR_NAME_LEN];
 
@@ -1213,6 +1235,203 @@ bool xr_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
 }
 
 /* ---------------------------------------------------------------------
+ * Report and go on.  A cycle through a crosslock is printed, the
+ * dependency that would close it is not added, and lockdep stays on, so
+ * one doubtful crossrelease report does not blind lockdep for the rest of
+ * the boot.  Each distinct cycle (by the pair of classes that closes it)
+ * is printed once, and at most "crossrelease.max_reports=" of them per
+ * boot; 0 gives lockdep's own behaviour: the first report switches
+ * lockdep off.  Every other report (a cycle of typical locks only, an irq
+ * inversion) still switches lockdep off.
+ */
+#define XR_REPORTS_MAX	64	/* distinct cycles remembered */
+#define XR_CYCLE_LEN	48	/* entries of a printed path */
+
+static unsigned int xr_max_reports = 16;
+
+static int __init xr_max_reports_setup(char *str)
+{
+	unsigned int n;
+
+	if (kstrtouint(str, 0, &n))
+		return 0;
+	xr_max_reports = min_t(unsigned int, n, XR_REPORTS_MAX);
+	return 1;
+}
+__setup("crossrelease.max_reports=", xr_max_reports_setup);
+
+/* The pairs (prev << 16 | next) that closed a printed cycle: graph lock */
+static u32 xr_reported[XR_REPORTS_MAX];
+static unsigned int xr_nr_reported;
+/* Reports printed, against the budget: graph lock */
+static unsigned int xr_nr_printed;
+
+/*
+ * The path being printed, copied under the graph lock so that the report
+ * is printed without it: printing under it would stall every CPU that
+ * adds a dependency meanwhile, and could deadlock against a CPU that
+ * holds the printk CPU lock (dump_stack()) and waits for the graph lock.
+ * One report at a time: a cycle found while another one is printed is
+ * counted as suppressed.
+ */
+static struct lock_list xr_cycle[XR_CYCLE_LEN];
+static atomic_t xr_cycle_busy = ATOMIC_INIT(0);
+
+static bool xr_class_is_crosslock(unsigned int class_idx)
+{
+	return test_bit(class_idx, xr_crosslock_classes);
+}
+
+/**
+ * xr_cycle_goes_on - is a cycle lockdep found a crossrelease report?
+ * @target: the end of the path found, back to the root through ->parent
+ * @src:    the lock the new dependency leads to
+ * @tgt:    the lock the new dependency leads from
+ *
+ * Called under the graph lock.  Every crossrelease dependency leads from a
+ * crosslock, so a cycle without one is lockdep's own business.
+ */
+bool xr_cycle_goes_on(struct lock_list *target, struct held_lock *src,
+		      struct held_lock *tgt)
+{
+	struct lock_list *e;
+
+	if (!xr_enabled || !xr_max_reports)
+		return false;
+	if (xr_class_is_crosslock(src->class_idx) ||
+	    xr_class_is_crosslock(tgt->class_idx))
+		return true;
+	for (e = target; e; e = e->parent) {
+		if (xr_class_is_crosslock(e->class - lock_classes))
+			return true;
+	}
+	return false;
+}
+
+static u32 xr_cycle_key(struct held_lock *src, struct held_lock *tgt)
+{
+	return (u32)tgt->class_idx << 16 | src->class_idx;
+}
+
+static bool xr_cycle_was_reported(u32 key)
+{
+	unsigned int i;
+
+	for (i = 0; i < xr_nr_reported; i++) {
+		if (xr_reported[i] == key)
+			return true;
+	}
+	return false;
+}
+
+/* Forget the cycles closed through a freed class: its index is reused. */
+static void xr_cycle_forget_class(unsigned int class_idx)
+{
+	unsigned int i = 0;
+
+	while (i < xr_nr_reported) {
+		u32 key = xr_reported[i];
+
+		if (key >> 16 == class_idx || (key & 0xffff) == class_idx)
+			xr_reported[i] = xr_reported[--xr_nr_reported];
+		else
+			i++;
+	}
+}
+
+/* Copy the path from @target back to its root, whose trace is @trace. */
+static struct lock_list *xr_cycle_copy(struct lock_list *target,
+				       struct lock_trace *trace)
+{
+	struct lock_list *e;
+	unsigned int n = 0;
+
+	for (e = target; e && n < XR_CYCLE_LEN; e = e->parent, n++) {
+		xr_cycle[n] = *e;
+		xr_cycle[n].parent = NULL;
+		if (n)
+			xr_cycle[n - 1].parent = &xr_cycle[n];
+	}
+	if (!e)		/* the root: the new dependency's own stack */
+		xr_cycle[n - 1].trace = trace;
+	return xr_cycle;
+}
+
+/**
+ * xr_cycle_report - count a crossrelease cycle, maybe to be printed
+ * @target: the end of the path found
+ * @src:    the lock the new dependency leads to
+ * @tgt:    the lock the new dependency leads from
+ * @trace:  the new dependency's stack
+ *
+ * Called under the graph lock, after xr_cycle_goes_on().  Return: a copy of
+ * the path to print once the graph lock is dropped, then to hand back with
+ * xr_cycle_report_done(); NULL if the report is suppressed (printed
+ * before, over the budget, or another report is being printed).
+ */
+struct lock_list *xr_cycle_report(struct lock_list *target,
+				  struct held_lock *src, struct held_lock *tgt,
+				  struct lock_trace *trace)
+{
+	u32 key = xr_cycle_key(src, tgt);
+
+	if (xr_cycle_was_reported(key) || xr_nr_printed >= xr_max_reports ||
+	    debug_locks_silent || atomic_xchg(&xr_cycle_busy, 1)) {
+		atomic_long_inc(&xr_stats.reports_suppressed);
+		return NULL;
+	}
+	if (xr_nr_reported < XR_REPORTS_MAX)
+		xr_reported[xr_nr_reported++] = key;
+	xr_nr_printed++;
+	atomic_long_inc(&xr_stats.reports_printed);
+	return xr_cycle_copy(target, trace);
+}
+
+void xr_cycle_report_done(void)
+{
+	pr_warn("crossrelease: dependency not added, lockdep stays on (report %u of at most %u)\n",
+		READ_ONCE(xr_nr_printed), xr_max_reports);
+	atomic_set_release(&xr_cycle_busy, 0);
+}
+
+/**
+ * xr_reports_reset - renew the budget of crossrelease reports
+ *
+ * For test suites that expect more reports in one boot than the budget.
+ * Cycles already printed stay known until one of their classes is freed.
+ */
+void xr_reports_reset(void)
+{
+	WRITE_ONCE(xr_nr_printed, 0);
+}
+EXPORT_SYMBOL_GPL(xr_reports_reset);
+
+/**
+ * xr_max_reports_get - the "crossrelease.max_reports=" budget of this boot
+ */
+unsigned int xr_max_reports_get(void)
+{
+	return xr_max_reports;
+}
+EXPORT_SYMBOL_GPL(xr_max_reports_get);
+
+/**
+ * xr_max_reports_set - change the budget of crossrelease reports
+ * @max: the new budget, at least 1 (0, one-shot, is a boot-time choice)
+ *
+ * For test suites.  Return: the previous budget.
+ */
+unsigned int xr_max_reports_set(unsigned int max)
+{
+	unsigned int old = xr_max_reports;
+
+	if (old && max)
+		WRITE_ONCE(xr_max_reports, min_t(unsigned int, max, XR_REPORTS_MAX));
+	return old;
+}
+EXPORT_SYMBOL_GPL(xr_max_reports_set);
+
+/* ---------------------------------------------------------------------
  * /proc/lockdep_stats
  */
 void xr_show_stats(struct seq_file *m)
@@ -1237,6 +1456,12 @@ void xr_show_stats(struct seq_file *m)
 		   atomic_long_read(&xr_stats.stacks_dropped));
 	seq_printf(m, " crossrelease stale entries:    %11lu\n",
 		   atomic_long_read(&xr_stats.stale_entries));
+	seq_printf(m, " crossrelease reports printed:  %11lu\n",
+		   atomic_long_read(&xr_stats.reports_printed));
+	seq_printf(m, " crossrelease reports suppressed:%10lu\n",
+		   atomic_long_read(&xr_stats.reports_suppressed));
+	seq_printf(m, " crossrelease max reports:      %11u\n",
+		   xr_max_reports);
 	seq_printf(m, " crossrelease misuse warnings:  %11lu\n",
 		   atomic_long_read(&xr_stats.misuse));
 	seq_printf(m, " opportunistic releases:        %11lu\n",

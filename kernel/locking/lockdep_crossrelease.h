@@ -57,6 +57,20 @@ bool xr_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
 			      struct lock_class *parent);
 void xr_show_stats(struct seq_file *m);
 
+/* Report and go on: a cycle through a crosslock leaves lockdep on */
+struct lock_list;
+bool xr_cycle_goes_on(struct lock_list *target, struct held_lock *src,
+		      struct held_lock *tgt);
+struct lock_list *xr_cycle_report(struct lock_list *target,
+				  struct held_lock *src, struct held_lock *tgt,
+				  struct lock_trace *trace);
+void xr_cycle_report_done(void);
+
+/* For the test suites */
+void xr_reports_reset(void);
+unsigned int xr_max_reports_get(void);
+unsigned int xr_max_reports_set(unsigned int max);
+
 /* Statistics, also read by the KUnit suites */
 struct xr_stats {
 	atomic_long_t	commits;
@@ -67,6 +81,8 @@ struct xr_stats {
 	atomic_long_t	stacks_saved;
 	atomic_long_t	stacks_dropped;
 	atomic_long_t	stale_entries;
+	atomic_long_t	reports_printed;
+	atomic_long_t	reports_suppressed;
 	atomic_long_t	misuse;
 	atomic_long_t	opportunistic;
 	atomic_long_t	owner_stale;
@@ -95,6 +111,24 @@ static inline bool xr_print_commit_scenario(struct held_lock *src,
 }
 
 static inline void xr_show_stats(struct seq_file *m) { }
+
+struct lock_list;
+static inline bool xr_cycle_goes_on(struct lock_list *target,
+				    struct held_lock *src,
+				    struct held_lock *tgt)
+{
+	return false;
+}
+
+static inline struct lock_list *xr_cycle_report(struct lock_list *target,
+						struct held_lock *src,
+						struct held_lock *tgt,
+						struct lock_trace *trace)
+{
+	return NULL;
+}
+
+static inline void xr_cycle_report_done(void) { }
 
 #endif /* CONFIG_LOCKDEP_CROSSRELEASE */
 #endif /* __KERNEL_LOCKING_LOCKDEP_CROSSRELEASE_H */

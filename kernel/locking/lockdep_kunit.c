@@ -21,6 +21,9 @@
 #include <linux/string.h>
 
 #include "lockdep_kunit.h"
+#ifdef CONFIG_LOCKDEP_CROSSRELEASE
+#include "lockdep_crossrelease.h"
+#endif
 
 #define LINE_SIZE 1024
 
@@ -171,10 +174,38 @@ bool lockdep_kunit_any_report(struct lockdep_capture *c)
 }
 EXPORT_SYMBOL_GPL(lockdep_kunit_any_report);
 
+#ifdef CONFIG_LOCKDEP_CROSSRELEASE
+/**
+ * lockdep_kunit_xr_goes_on - does lockdep stay on after a crossrelease report?
+ *
+ * Return: false if booted with "crossrelease.max_reports=0" or crossrelease
+ * is off.
+ */
+bool lockdep_kunit_xr_goes_on(void)
+{
+	return crossrelease_enabled() && xr_max_reports_get();
+}
+
+static void lockdep_kunit_xr_reset(void)
+{
+	xr_reports_reset();
+}
+#else
+bool lockdep_kunit_xr_goes_on(void)
+{
+	return false;
+}
+
+static void lockdep_kunit_xr_reset(void) { }
+#endif
+EXPORT_SYMBOL_GPL(lockdep_kunit_xr_goes_on);
+
 /**
  * lockdep_kunit_reset - re-arm lockdep after an expected report
  *
- * A report turns lockdep off (debug_locks = 0).  While off, lock_release()
+ * A crossrelease report leaves lockdep on: then only the report budget
+ * ("crossrelease.max_reports=") is renewed.  Any other report turns
+ * lockdep off (debug_locks = 0).  While off, lock_release()
  * is not tracked, so the current task's held-lock stack is stale: clear it
  * and switch lockdep back on; also restore the console loglevel that the
  * report raised.  Must be called with no locks held.
@@ -201,6 +232,11 @@ void lockdep_kunit_reset(void)
 	unsigned long flags;
 
 	might_sleep();
+	if (READ_ONCE(debug_locks)) {
+		/* a crossrelease report: lockdep went on, renew the budget */
+		lockdep_kunit_xr_reset();
+		return;
+	}
 	if (!rearm)
 		return;
 	WARN_ON_ONCE(lockdep_depth(current));

@@ -44,5 +44,29 @@ do {									\
 } while (0)
 bool lockdep_kunit_is_on(void);
 void lockdep_kunit_until_waiting(struct completion *c, int nr);
+bool lockdep_kunit_xr_goes_on(void);
+
+/*
+ * First statement of a case that expects a crossrelease report.  Lockdep
+ * stays on after one, so the case runs with the others; but booted with
+ * "crossrelease.max_reports=0" it is a report like any other.
+ */
+#define lockdep_kunit_expect_xr_report(test)				\
+do {									\
+	if (!lockdep_kunit_xr_goes_on())				\
+		lockdep_kunit_expect_report(test);			\
+} while (0)
+
+/* Lockdep is still on after a crossrelease report, unless one-shot. */
+#define lockdep_kunit_expect_went_on(test, cap)				\
+do {									\
+	struct kunit *__test = (test);					\
+	bool __on = lockdep_kunit_xr_goes_on();				\
+									\
+	KUNIT_EXPECT_EQ(__test, lockdep_kunit_is_on(), __on);		\
+	if (__on)							\
+		KUNIT_EXPECT_TRUE(__test, lockdep_kunit_report_seen(cap, \
+				  "dependency not added, lockdep stays on")); \
+} while (0)
 
 #endif /* _LOCKDEP_KUNIT_H */

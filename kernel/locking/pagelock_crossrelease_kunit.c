@@ -98,7 +98,7 @@ static void expect_quiet(struct kunit *test, struct pl_ctx *ctx)
 
 static void expect_report(struct kunit *test, struct pl_ctx *ctx)
 {
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
 							  "(pl_test_M)"));
@@ -114,7 +114,7 @@ static void pl_seed1_reported(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	learn_pg_then_m(ctx);
 
@@ -173,7 +173,7 @@ static void pl_seed2_reported(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	run_kthread_pair(test, ctx);
 
@@ -190,7 +190,7 @@ static void pl_wait_locked_reported(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
 
-	lockdep_kunit_expect_report(test);
+	lockdep_kunit_expect_xr_report(test);
 
 	learn_pg_then_m(ctx);
 

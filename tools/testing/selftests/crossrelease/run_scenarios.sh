@@ -2,30 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The deadlock scenarios of the test_crossrelease module, checked the way
-# a person would check them.  A scenario that closes a cycle must leave
+# a person would check them.  The scenarios, and what each must show, are
+# listed in the file "scenarios" next to this script.  A scenario that
+# closes a cycle through a crosslock must leave
 #   - a "WARNING: possible circular locking dependency detected" report
-#     in dmesg that names the scenario's classes, and for a crosslock
-#     "... is releasing crosslock";
+#     in dmesg that names the scenario's classes and, "... is releasing
+#     crosslock", the release that closed it;
+#   - lockdep on: the report says "dependency not added, lockdep stays
+#     on" and debug_locks is still 1 in /proc/lockdep_stats;
 #   - the dependency it learned first in /proc/lockdep: the class line
 #     followed by " -> [addr] <class>".
 # Its quiet twin (same contexts and locks, ordered so that no deadlock is
-# possible, classes of its own) must leave no report, debug_locks 1 in
-# /proc/lockdep_stats, and the dependency it did learn in /proc/lockdep.
+# possible, classes of its own) must leave no report, debug_locks 1, and
+# the dependency it did learn in /proc/lockdep.
 #
-# Lockdep reports only once per boot and then switches itself off, so
-# one boot can hold every quiet scenario but only one that reports:
-#   run_scenarios.sh               every quiet scenario; each scenario that
-#                                  expects a report is listed as SKIP "runs
-#                                  in a boot of its own", unless the kernel
-#                                  command line has xr.scenario=NAME: then
-#                                  only NAME runs.
-#   run_scenarios.sh NAME...       the named scenarios, in order.
-# The workbench's make test (scripts/test.sh) boots once more per listed
-# scenario with xr.scenario=NAME.  Page locks are checked only if the
-# module's "features" file says the kernel tracks them; a completion
-# scenario without its report fails.  Output is KTAP, one subtest per
-# scenario; exit 0 on pass, 1 on failure, 4 (KSFT_SKIP) if the kernel
-# lacks lockdep or the module.
+#   run_scenarios.sh          every scenario but those marked "alone", in
+#                             the order of the file: crossrelease reports
+#                             leave lockdep on, so one run checks them all
+#   run_scenarios.sh NAME...  the named scenarios, in order; a scenario
+#                             marked "alone" (a plain lockdep report, which
+#                             switches lockdep off) runs only this way
+#
+# Page locks are checked only if the module's "features" file says the
+# kernel tracks them; a completion scenario without its report fails.
+# Output is KTAP, one subtest per scenario; exit 0 on pass, 1 on failure,
+# 4 (KSFT_SKIP) if the kernel lacks lockdep or the module.
 
 set -f	# class names such as "(PG_locked)*" are split, never globbed
 cd "$(dirname "$0")" || exit 1
@@ -33,22 +34,11 @@ cd "$(dirname "$0")" || exit 1
 
 dbg=/sys/kernel/debug/test_crossrelease
 circular="WARNING: possible circular locking dependency detected"
+went_on="dependency not added, lockdep stays on"
 
 # name, expected outcome, feature needed, dependency "from" and "to"
-# (a trailing '*' matches any class name that starts with the rest)
 table() {
-	cat <<-EOF
-	abba          report lockdep     xr_abba_a                xr_abba_b
-	abba_quiet    quiet  lockdep     xr_abba_quiet_a          xr_abba_quiet_b
-	seed1         report pagelock    &xr_seed1.mutex          (PG_locked)*
-	seed1_quiet   quiet  pagelock    &xr_seed1_quiet.mutex    (PG_locked)*
-	seed2         report pagelock    &xr_seed2.mutex          (PG_locked)*
-	seed2_quiet   quiet  pagelock    (PG_locked)*             &xr_seed2_quiet.mutex
-	seed3         report completions &xr_demo.mutex           (complete)&xr_demo.done
-	seed3_quiet   quiet  completions (complete)&xr_quiet.done &xr_quiet.mutex
-	article       report pagelock    &xr_article.mutex        (PG_locked)*
-	article_quiet quiet  pagelock    (PG_locked)*             &xr_article_quiet.mutex
-	EOF
+	grep -v -e '^#' -e '^[[:space:]]*$' scenarios | awk '{ print $1, $2, $3, $4, $5 }'
 }
 
 # Is there a class line "... : <from>" followed by " -> [...] <to>"?
@@ -110,16 +100,18 @@ report_names() { report_has "$cls_from" && report_has "$cls_to"; }
 
 lockdep_on() { [ "$(lockdep_stat debug_locks)" = 1 ]; }
 
+went_on() { report_has "$went_on" && lockdep_on; }
+
 # run_one <name> <report|quiet> <feature> <from> <to>
 run_one() {
 	name=$1 expect=$2 feat=$3 from=$4 to=$5
 	t_n=0
 	t_failed=0
 	echo "    # Subtest: $name"
-	if [ "$expect" = report ]; then
-		echo "    1..6"
-	else
+	if [ "$expect" = quiet ]; then
 		echo "    1..5"
+	else
+		echo "    1..7"
 	fi
 	why=
 	feature "$feat" || why="$feat not tracked by this kernel ($dbg/features)"
@@ -135,10 +127,11 @@ run_one() {
 		sh -c "echo $name > $dbg/run"
 	cls_from=${from%\*}
 	cls_to=${to%\*}
-	if [ "$expect" = report ]; then
+	if [ "$expect" != quiet ]; then
 		for what in "dmesg has '$circular'" \
 			    "the report names $cls_from and $cls_to" \
-			    "the report is closed by a release: 'is releasing crosslock'"; do
+			    "the report is closed by a release: 'is releasing crosslock'" \
+			    "lockdep went on: '$went_on', debug_locks 1"; do
 			if [ -n "$why" ]; then
 				t_skip "$what" "$why"
 				continue
@@ -148,11 +141,17 @@ run_one() {
 				t_check "$what" report_has "$circular" ;;
 			*names*)
 				t_check "$what" report_names ;;
-			*)
+			*releasing*)
 				if [ "$feat" = lockdep ]; then
 					t_skip "$what" "a plain ABBA, no crosslock"
 				else
 					t_check "$what" report_has "is releasing crosslock"
+				fi ;;
+			*)
+				if [ "$expect" = alone ]; then
+					t_skip "$what" "a plain lockdep report switches lockdep off"
+				else
+					t_check "$what" went_on
 				fi ;;
 			esac
 		done
@@ -186,16 +185,10 @@ if grep -q "crossrelease tracking: *off" /proc/lockdep_stats; then
 fi
 
 only=$*
-if [ -z "$only" ]; then
-	for arg in $(cat /proc/cmdline); do
-		case $arg in xr.scenario=*) only=${arg#xr.scenario=} ;; esac
-	done
-fi
-
 if [ -n "$only" ]; then
 	for s in $only; do
 		table | grep -q "^$s " ||
-			ktap_skip_all "unknown scenario '$s' (see table in $0)"
+			ktap_skip_all "unknown scenario '$s' (see the file scenarios)"
 	done
 	ktap_header "$(echo "$only" | wc -w)"
 else
@@ -210,9 +203,9 @@ if [ -n "$only" ]; then
 	done
 else
 	while read -r s expect rest; do
-		if [ "$expect" = report ]; then
+		if [ "$expect" = alone ]; then
 			ktap_n=$((ktap_n + 1))
-			echo "ok $ktap_n $s # SKIP expects a lockdep report: runs in a boot of its own (xr.scenario=$s)"
+			echo "ok $ktap_n $s # SKIP switches lockdep off: runs alone (run_scenarios.sh $s)"
 		else
 			# shellcheck disable=SC2086 # three words
 			run_one "$s" "$expect" $rest < /dev/null

@@ -1,4 +1,0 @@
-TITLE="plain mutex ABBA (stock lockdep catches this one)"
-run() {
-	xr_scenario abba
-}

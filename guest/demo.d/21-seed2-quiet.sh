@@ -1,5 +1,0 @@
-TITLE="page-lock example 2, quiet twin: Y waits for the folio lock before it takes A (no report expected)"
-run() {
-	xr_needs pagelock
-	xr_scenario seed2_quiet
-}
