@@ -502,6 +502,13 @@ struct xr_commit {
 /* The commit in progress on this CPU, for the report hooks. */
 static DEFINE_PER_CPU(struct xr_commit *, xr_committing);
 
+/*
+ * Set when this CPU found a cycle it could not print (another report being
+ * printed, or lockdep's selftests silencing it): the commit then leaves
+ * the pair out of its cache, so that the next commit checks it again.
+ */
+static DEFINE_PER_CPU(bool, xr_cycle_unprinted);
+
 static void xr_commit_fill(struct xr_commit *c, int class_idx,
 			   struct lockdep_map *map, unsigned long ip,
 			   u64 gen, pid_t pid)
@@ -687,13 +694,15 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 	atomic_long_inc(&xr_stats.deps_checked);
 	c->entry_flags = e->flags;
 	this_cpu_write(xr_committing, c);
+	this_cpu_write(xr_cycle_unprinted, false);
 	ret = lockdep_xr_add_dep(&c->xhlock, &next,
 				 xr_stack_lookup(e->class_idx, e->ip));
 	this_cpu_write(xr_committing, NULL);
 	if (!ret)
 		return false;	/* reported, or lockdep is off */
-	if (ret == LOCKDEP_XR_SKIPPED)
-		return true;	/* a class went away, or tables nearly full */
+	if (ret == LOCKDEP_XR_SKIPPED || this_cpu_read(xr_cycle_unprinted))
+		return true;	/* a class went away, tables nearly full, or
+				 * a cycle not printed: check it next time */
 	if (ret == 2)
 		atomic_long_inc(&xr_stats.deps_added);
 	xr_dep_remember(key);
@@ -1375,9 +1384,13 @@ struct lock_list *xr_cycle_report(struct lock_list *target,
 {
 	u32 key = xr_cycle_key(src, tgt);
 
-	if (xr_cycle_was_reported(key) || xr_nr_printed >= xr_max_reports ||
-	    debug_locks_silent || atomic_xchg(&xr_cycle_busy, 1)) {
+	if (xr_cycle_was_reported(key) || xr_nr_printed >= xr_max_reports) {
 		atomic_long_inc(&xr_stats.reports_suppressed);
+		return NULL;
+	}
+	if (debug_locks_silent || atomic_xchg(&xr_cycle_busy, 1)) {
+		atomic_long_inc(&xr_stats.reports_suppressed);
+		this_cpu_write(xr_cycle_unprinted, true);
 		return NULL;
 	}
 	if (xr_nr_reported < XR_REPORTS_MAX)
