@@ -700,9 +700,9 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 	this_cpu_write(xr_committing, NULL);
 	if (!ret)
 		return false;	/* reported, or lockdep is off */
+	/* a class went away, tables nearly full, or a cycle not printed */
 	if (ret == LOCKDEP_XR_SKIPPED || this_cpu_read(xr_cycle_unprinted))
-		return true;	/* a class went away, tables nearly full, or
-				 * a cycle not printed: check it next time */
+		return true;
 	if (ret == 2)
 		atomic_long_inc(&xr_stats.deps_added);
 	xr_dep_remember(key);

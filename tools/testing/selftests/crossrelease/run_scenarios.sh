@@ -205,7 +205,7 @@ else
 	while read -r s expect rest; do
 		if [ "$expect" = alone ]; then
 			ktap_n=$((ktap_n + 1))
-			echo "ok $ktap_n $s # SKIP switches lockdep off: runs alone (run_scenarios.sh $s)"
+			echo "ok $ktap_n $s # SKIP switches lockdep off: run_scenarios.sh $s"
 		else
 			# shellcheck disable=SC2086 # three words
 			run_one "$s" "$expect" $rest < /dev/null
