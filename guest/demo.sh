@@ -13,7 +13,7 @@ xr_dir=/sys/kernel/debug/test_crossrelease
 table=/xr/kselftest/crossrelease/scenarios
 [ -w $xr_dir/run ] || modprobe test_crossrelease ||
 	{ echo "(no test_crossrelease module)"; exit 1; }
-debug_locks() { awk -F: '/debug_locks/ { gsub(/ /, "", $2); print $2 }' /proc/lockdep_stats; }
+. /xr/kselftest/crossrelease/ktap_helpers.sh	# lockdep_stat
 
 grep -v -e '^#' -e '^[[:space:]]*$' $table |
 while read -r name expect feature from to title; do
@@ -24,7 +24,7 @@ while read -r name expect feature from to title; do
 	before=$(dmesg | wc -l)
 	sh -c "echo $name > $xr_dir/run"	# a process of its own, see the module
 	dmesg | tail -n +$((before + 1))
-	echo "---------------- expected: $expect; lockdep on (debug_locks): $(debug_locks)"
+	echo "---------------- expected: $expect; lockdep on (debug_locks): $(lockdep_stat debug_locks)"
 done
 echo
 echo "================ crosslock dependencies in /proc/lockdep"

@@ -66,86 +66,6 @@ static struct lockdep_map anon_map =
 	STATIC_LOCKDEP_MAP_INIT("(PG_locked)anon", &anon_key);
 
 /*
- * One class per file system name, for the folios of an a_ops that finds
- * no room in the table below.  Kept here rather than in the file system's
- * module, so that a module loaded again finds its class, and the names
- * outlive any module.
- */
-#define FS_CLASSES		64
-#define FS_CLASS_NAME_LEN	32
-
-struct fs_folio_class {
-	struct lockdep_map	map;
-	struct lock_class_key	key;
-	char			name[FS_CLASS_NAME_LEN];
-};
-
-static struct fs_folio_class fs_classes[FS_CLASSES];
-static DEFINE_RAW_SPINLOCK(fs_classes_lock);
-static bool fs_classes_full;
-
-static void fs_folio_class_init(struct fs_folio_class *c, const char *name)
-{
-	strscpy(c->name, name, FS_CLASS_NAME_LEN);
-	lockdep_init_map(&c->map, c->name, &c->key, 0);
-}
-
-/* Takes no lock lockdep sees: also called from the folio-lock hooks. */
-static struct lockdep_map *fs_folio_class(const char *fs_name)
-{
-	char name[FS_CLASS_NAME_LEN];
-	struct fs_folio_class *c;
-	unsigned long flags;
-	int i;
-
-	snprintf(name, sizeof(name), "(PG_locked)%s", fs_name);
-	lockdep_off();
-	raw_spin_lock_irqsave(&fs_classes_lock, flags);
-	for (i = 0; i < FS_CLASSES; i++) {
-		c = &fs_classes[i];
-		if (!c->name[0]) {
-			fs_folio_class_init(c, name);
-			break;
-		}
-		if (!strcmp(c->name, name))
-			break;
-	}
-	if (i == FS_CLASSES)
-		fs_classes_full = true;
-	raw_spin_unlock_irqrestore(&fs_classes_lock, flags);
-	lockdep_on();
-	if (i < FS_CLASSES)
-		return &c->map;
-	pr_warn_once("more than %d file system types, %s and later share \"(PG_locked)folio\"\n",
-		     FS_CLASSES, fs_name);
-	return NULL;
-}
-
-/**
- * lockdep_folio_register_fs - give a file system type its folio-lock classes
- * @fs: the file system type, being registered
- *
- * Types used without registration (btrfs mounts through one) get theirs
- * the first time one of their folios is locked.  With more than
- * FS_CLASSES file system names, the others use the class of folios that
- * belong to nothing.
- */
-void lockdep_folio_register_fs(struct file_system_type *fs)
-{
-	WRITE_ONCE(fs->folio_lock_map, fs_folio_class(fs->name));
-}
-
-static struct lockdep_map *fs_type_folio_classes(struct file_system_type *fs)
-{
-	struct lockdep_map *map = READ_ONCE(fs->folio_lock_map);
-
-	if (likely(map) || READ_ONCE(fs_classes_full))
-		return map;
-	lockdep_folio_register_fs(fs);
-	return READ_ONCE(fs->folio_lock_map);
-}
-
-/*
  * Folios are locked by the code of their address_space_operations: a
  * class per a_ops keeps apart what a file system locks in different
  * orders, such as btrfs' file data (btrfs_aops) and its extent buffers
@@ -229,11 +149,10 @@ static struct lockdep_map *mapping_folio_class(struct address_space *mapping,
 	if (likely(map))
 		return map;
 	map = aops_class_add(aops, type->name);
-	if (map)
-		return map;
-	pr_warn_once("no room for the folio class of %ps, %s uses its file system's\n",
-		     aops, type->name);
-	return fs_type_folio_classes(type);
+	if (!map)
+		pr_warn_once("no room for the folio class of %ps (%s): its folios share \"(PG_locked)folio\"\n",
+			     aops, type->name);
+	return map;
 }
 
 /*

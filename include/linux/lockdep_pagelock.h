@@ -8,7 +8,6 @@
 
 #include <linux/types.h>
 
-struct file_system_type;
 struct folio;
 struct page;
 
@@ -24,7 +23,6 @@ void lockdep_folio_release(struct folio *folio, bool commit,
 void lockdep_pagelock_free(struct page *page);
 bool lockdep_pagelock_enabled(void);
 bool lockdep_folio_owned(struct folio *folio);
-void lockdep_folio_register_fs(struct file_system_type *fs);
 const char *lockdep_folio_class_name(struct folio *folio);
 
 #else /* !CONFIG_LOCKDEP_PAGELOCK */
@@ -38,7 +36,6 @@ static inline void lockdep_folio_release(struct folio *folio, bool commit,
 static inline void lockdep_pagelock_free(struct page *page) { }
 static inline bool lockdep_pagelock_enabled(void) { return false; }
 static inline bool lockdep_folio_owned(struct folio *folio) { return false; }
-static inline void lockdep_folio_register_fs(struct file_system_type *fs) { }
 static inline const char *lockdep_folio_class_name(struct folio *folio)
 {
 	return "";

@@ -99,8 +99,9 @@ static bool xr_class_alive(unsigned int class_idx, u64 gen)
 }
 
 /*
- * Classes of crosslocks, marked when one is acquired or committed: a cycle
- * through one of them is a crossrelease report (xr_cycle_goes_on()).
+ * Classes of crosslocks, marked when one is committed: every dependency
+ * that leads from a crosslock comes from a commit, so a cycle through a
+ * crosslock has a marked class on it (xr_cycle_goes_on()).
  */
 static DECLARE_BITMAP(xr_crosslock_classes, MAX_LOCKDEP_KEYS);
 static void xr_cycle_forget_class(unsigned int class_idx);
@@ -585,20 +586,17 @@ static bool xr_released(struct lockdep_map_cross *xmap)
  * Remember the call site's stack for the report and, for an acquisition
  * that waits (@wait: XR_HIST_WAIT, maybe with XR_HIST_OWNED), put the wait
  * in the history: a crosslock released later by this context depends on
- * it.  @map is a crosslock's unless @noted (crosslock_note_wait()).
+ * it.
  */
 static void xr_note_acquire(struct lockdep_map *map, u8 wait,
-			    unsigned long ip, bool noted)
+			    unsigned long ip)
 {
 	unsigned long flags;
 	int class_idx;
 
 	if (!lockdep_xr_enter(&flags))
 		return;
-	if (noted)
-		class_idx = lockdep_xr_class_idx(map);
-	else
-		class_idx = xr_crosslock_class_idx(map);
+	class_idx = lockdep_xr_class_idx(map);
 	if (class_idx >= 0) {
 		if (wait)
 			xr_hist_write(current, class_idx, ip,
@@ -634,7 +632,7 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 		current->xr.nr_waits++;
 	raw_local_irq_restore(flags);
 
-	xr_note_acquire(&xmap->map, trylock ? 0 : XR_HIST_WAIT, ip, false);
+	xr_note_acquire(&xmap->map, trylock ? 0 : XR_HIST_WAIT, ip);
 }
 EXPORT_SYMBOL_GPL(lock_acquire_crosslock);
 
@@ -831,7 +829,7 @@ EXPORT_SYMBOL_GPL(lock_commit_crosslock);
 void crosslock_note_wait(struct lockdep_map *map, unsigned long ip)
 {
 	if (xr_enabled && atomic_read(&xr_nr_in_flight))
-		xr_note_acquire(map, XR_HIST_WAIT, ip, true);
+		xr_note_acquire(map, XR_HIST_WAIT, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_note_wait);
 
@@ -1041,7 +1039,7 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	if (!xr_enabled)
 		return;
 	lock_sync(map, 0, 0, 1, NULL, ip);
-	xr_note_acquire(map, XR_HIST_WAIT | XR_HIST_OWNED, ip, false);
+	xr_note_acquire(map, XR_HIST_WAIT | XR_HIST_OWNED, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
@@ -1063,7 +1061,7 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
 	o->pid = task_pid_nr(current);
 	o->gen = xr_next_gen();
 	atomic_inc(&xr_nr_in_flight);
-	xr_note_acquire(map, 0, ip, false);
+	xr_note_acquire(map, 0, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
 
