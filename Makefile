@@ -7,6 +7,8 @@
 #   make bench    plain vs crossrelease off/on: one table, build/bench/table.md
 #   make soak     distro-class kernel under stress-ng/fio/fs/dm/md/swap/OOM/
 #                 hotplug/modules, crossrelease on then off; build/soak/table.md
+#   make torture  lockdep selftests, locktorture/rcutorture, KASAN, debug
+#                 objects, small tables, lifecycle faults; build/torture/table.md
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
 # kernel command line arguments for the guest boot.
 V ?= xr
@@ -14,7 +16,7 @@ ARGS ?=
 S := scripts
 
 .NOTPARALLEL:
-.PHONY: demo test series bench soak shell kunit deps tree build initramfs clean distclean
+.PHONY: demo test series bench soak torture shell kunit deps tree build initramfs clean distclean
 
 demo: initramfs
 	@bash $(S)/demo.sh $(V) $(ARGS)
@@ -54,6 +56,10 @@ bench: deps tree
 # the "soak" kernel (defconfig-based, build/out-soak), its initramfs, two boots
 soak: deps tree
 	@bash $(S)/soak.sh all
+
+# the "torture" and "tables" kernels (build/out-torture, build/out-tables)
+torture: deps tree
+	@bash $(S)/torture.sh all
 
 clean:
 	@echo ">> clean: removing build outputs (keeping build/linux and build/ccache)"

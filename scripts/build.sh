@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Configure (when fragments or series changed) and build a kernel variant.
-#   build.sh [plain|xr|soak|noproc] -> build/out-<variant>/arch/x86/boot/bzImage
+#   build.sh [plain|xr|soak|noproc|torture|tables|kcsan] -> build/out-<variant>/arch/x86/boot/bzImage
 # plain and xr start from allnoconfig; soak (make soak) from x86_64
 # defconfig + the tree's kernel/configs/kvm_guest.config; noproc is xr
-# without /proc (CONFIG_PROC_FS=n), built only to show that it links.
+# without /proc (CONFIG_PROC_FS=n), built only to show that it links;
+# torture (make torture) is xr with lockdep's selftests, the torture
+# modules, KASAN and debug objects; tables is xr with the one small table
+# that scripts/torture.sh writes to build/tables.config; kcsan is xr with
+# KCSAN (torture.sh kcsan).
 # A later fragment may override an earlier one's symbol.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -14,7 +18,11 @@ plain) FRAGS=(configs/debug.config) ;;
 xr)    FRAGS=(configs/debug.config configs/crossrelease.config) ;;
 soak)  FRAGS=(configs/soak.config); BASE=defconfig; TFRAGS=(kernel/configs/kvm_guest.config) ;;
 noproc) FRAGS=(configs/debug.config configs/crossrelease.config configs/noproc.config) ;;
-*)     die "unknown variant '$V' (plain|xr|soak|noproc)" ;;
+torture) FRAGS=(configs/debug.config configs/crossrelease.config configs/torture.config) ;;
+kcsan)  FRAGS=(configs/debug.config configs/crossrelease.config configs/kcsan.config) ;;
+tables) [ -f "$BUILD/tables.config" ] || die "tables: write build/tables.config first (scripts/torture.sh does)"
+	FRAGS=(configs/debug.config configs/crossrelease.config build/tables.config) ;;
+*)     die "unknown variant '$V' (plain|xr|soak|noproc|torture|tables|kcsan)" ;;
 esac
 OUT=$BUILD/out-$V
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}

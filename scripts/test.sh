@@ -58,7 +58,7 @@ missing=0
 for suite in crossrelease crossrelease_completion crossrelease_pagelock \
 	     crossrelease_chain crossrelease_dma_fence crossrelease_precision \
 	     lockdep_capture dma_fence_annotation \
-	     run_scenarios run_workload run_dmabuf pagelock_off; do
+	     run_scenarios run_workload run_dmabuf run_lifecycle pagelock_off; do
 	grep -q "# Subtest: $suite\$" <(sed -e 's/\r//' "$ALL") ||
 		{ warn "test: suite $suite did not run"; missing=1; }
 done

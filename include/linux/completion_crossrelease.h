@@ -89,6 +89,21 @@ static inline void completion_set_tag_class(struct completion *x,
 		completion_set_class(x, name, key);
 }
 
+/**
+ * completion_set_untracked - leave a completion out of crossrelease
+ * @x: the completion; nobody may be waiting for it
+ *
+ * Waits for @x are not checked and complete() commits nothing, as for a
+ * lock given lockdep_set_novalidate_class().  For completions that only
+ * sequence steps whose locks are distinct instances of one class, such as
+ * a test forcing an ABBA between two ww_mutexes, which lockdep, seeing
+ * classes, would read as a cycle.
+ */
+static inline void completion_set_untracked(struct completion *x)
+{
+	x->map.xlock.flags |= CROSSLOCK_UNTRACKED;
+}
+
 /*
  * A wait with a finite timeout ends by itself, so by default it is not a
  * wait dependency (MAX_SCHEDULE_TIMEOUT is LONG_MAX).

@@ -14,7 +14,9 @@
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
@@ -162,6 +164,17 @@ static void expect_report(struct kunit *test, struct cmp_ctx *ctx,
 
 /* --- Completers --- */
 
+static int take_m_and_complete_other_fn(void *data)
+{
+	struct cmp_ctx *ctx = data;
+
+	take_m(ctx);
+	complete(&ctx->other);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
 static int take_m_and_complete_fn(void *data)
 {
 	struct cmp_ctx *ctx = data;
@@ -195,6 +208,35 @@ static void cmp_seed3_reported(struct kunit *test)
 	kthread_stop(t);
 
 	expect_report(test, ctx, "(complete)&ctx->done");
+}
+
+/*
+ * completion_set_untracked(): the steps of cmp_seed3_reported(), quiet,
+ * and not a misuse.  test-ww_mutex's sequencing completions are marked so
+ * (make torture found them reported: its ABBA test's ww_mutexes are
+ * distinct instances of one class).
+ */
+static void cmp_untracked_quiet(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	long misuse = atomic_long_read(&xr_stats.misuse);
+	struct task_struct *t;
+	struct waiter w;
+
+	completion_set_untracked(&ctx->other);
+	learn_wait_under_m(test, ctx, &ctx->other, WAIT_UNDER_M);
+
+	start_waiter(test, &w, ctx, &ctx->other, WAIT_PLAIN);
+	lockdep_kunit_until_waiting(&ctx->other, 1);
+	t = kthread_run(take_m_and_complete_other_fn, ctx, "cmp_completer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	stop_waiter(&w);
+	kthread_stop(t);
+
+	KUNIT_EXPECT_TRUE(test, ctx->other.map.xlock.flags & CROSSLOCK_UNTRACKED);
+	KUNIT_EXPECT_EQ(test, ctx->other.map.xlock.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse);
+	expect_quiet(test, ctx);
 }
 
 static void take_m_and_complete_work(struct work_struct *work)
@@ -445,8 +487,193 @@ static void cmp_timeout_wait_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/* --- Misuse --- */
+
+/*
+ * A kind of misuse is printed once per boot, by the first case that makes
+ * it, so its line is in this case's part of the log or further back: look
+ * for it in the whole log, and for a second copy in this case's part.
+ */
+static void expect_warned_once(struct kunit *test, struct cmp_ctx *ctx,
+			       const char *text)
+{
+	struct lockdep_capture boot = { };	/* from the oldest record */
+
+	KUNIT_EXPECT_LE(test, lockdep_kunit_count(&ctx->cap, text), 1U);
+	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&boot, text),
+			      "warning \"%s\" never printed", text);
+}
+
+#define W_NO_KEY	"has no class key and is not static"
+
+static struct lock_class_key cmp_onstack_wait_key;
+
+/*
+ * DECLARE_COMPLETION() on the stack: the static initialiser leaves the
+ * class key to lockdep, which can only use the address of a static object.
+ * Crossrelease warns once, at the first complete() or wait, and leaves the
+ * completion untracked: the completion works, no dependency is learned.
+ * Its wait queue lock has the same problem, but that is lockdep's own
+ * check ("trying to register non-static key", then lockdep is off), which
+ * the static initialiser cannot avoid: key that lock here, so that the
+ * case sees the crosslock's part only.
+ */
+static void cmp_misuse_declare_completion_onstack(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	long misuse = atomic_long_read(&xr_stats.misuse);
+	DECLARE_COMPLETION(c);
+	struct waiter w;
+
+	lockdep_set_class_and_name(&c.wait.lock, &cmp_onstack_wait_key,
+				   "cmp_test_onstack_wait");
+
+	complete(&c);			/* warns and marks it untracked */
+	wait_for_completion(&c);	/* completed already: returns */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 1);
+	KUNIT_EXPECT_TRUE(test, c.map.xlock.flags & CROSSLOCK_UNTRACKED);
+
+	/*
+	 * Waits in a kthread, completed by this task: tracked, the second
+	 * round would close M -> (complete)c -> M.
+	 */
+	learn_wait_under_m(test, ctx, &c, WAIT_UNDER_M);
+	start_waiter(test, &w, ctx, &c, WAIT_PLAIN);
+	lockdep_kunit_until_waiting(&c, 1);
+	take_m(ctx);
+	complete(&c);
+	stop_waiter(&w);
+
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 1);
+	KUNIT_EXPECT_EQ(test, c.map.xlock.nr_acquired, 0U);
+	expect_warned_once(test, ctx, W_NO_KEY);
+	expect_quiet(test, ctx);
+}
+
+/*
+ * An on-stack completion completed after its frame is gone: the waiter
+ * timed out and returned, the completer comes late.  Nothing the API can
+ * see (the crosslock state lives in the dead frame, and the engine keeps
+ * no pointer to it), so no warning is due; the case asserts that the late
+ * complete() is a commit with nothing in flight (no report, lockdep on,
+ * no misuse) and that the timed-out wait left nothing in flight.
+ *
+ * The frame must stay intact until the late complete(): on a reused frame
+ * complete() would follow a scribbled wait list or spin on a scribbled
+ * lock word, an oops or a hang in the completion code whatever lockdep
+ * does, so the case does not fill the dead frame with a pattern.  Instead
+ * the completion sits deep in the stack, below STALE_PAD_FRAMES padded
+ * frames, and the completer touches it only while this task sleeps on
+ * @gate, in frames far above it (checked: STALE_MARGIN).  No assertion may
+ * end this task before kthread_stop(): its stack would be freed under the
+ * completer.
+ */
+#define STALE_PAD		256
+#define STALE_PAD_FRAMES	(THREAD_SIZE * 3 / 8 / STALE_PAD)
+#define STALE_MARGIN		(THREAD_SIZE / 4)
+
+struct stale_cmp {
+	struct completion go;		/* the waiter returned */
+	struct completion gate;		/* the late complete() is done */
+	struct completion *c;		/* in the waiter's dead frame */
+	struct task_struct *task;	/* the test task, which waited */
+	unsigned int nr_acquired;	/* of @c when its wait timed out */
+	bool timed_out;
+	bool completed;			/* @c was completed late */
+};
+
+static noinline void stale_wait(struct stale_cmp *s)
+{
+	DECLARE_COMPLETION_ONSTACK(c);
+
+	s->c = &c;
+	s->timed_out = !wait_for_completion_timeout(&c, 1);
+	s->nr_acquired = c.map.xlock.nr_acquired;
+}
+
+/* Put @depth padded frames between the caller and stale_wait()'s frame. */
+static noinline void stale_wait_deep(struct stale_cmp *s, unsigned int depth)
+{
+	char pad[STALE_PAD];
+
+	memset(pad, 0, sizeof(pad));
+	barrier_data(pad);
+	if (depth)
+		stale_wait_deep(s, depth - 1);
+	else
+		stale_wait(s);
+	barrier_data(pad);	/* live across the call: no tail call */
+}
+
+/* Where the frames of the caller's callees begin */
+static noinline unsigned long stack_mark(void)
+{
+	return (unsigned long)__builtin_frame_address(0);
+}
+
+static int stale_complete_fn(void *data)
+{
+	struct stale_cmp *s = data;
+	int i;
+
+	wait_for_completion(&s->go);
+	/* Only while the test task is off its CPU, asleep on @gate */
+	for (i = 0; s->c && i < 2000; i++) {
+		if (wait_task_inactive(s->task, TASK_UNINTERRUPTIBLE)) {
+			complete(s->c);
+			s->completed = true;
+			break;
+		}
+		usleep_range(500, 1000);
+	}
+	complete(&s->gate);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	long misuse = atomic_long_read(&xr_stats.misuse);
+	unsigned int waits = current->xr.nr_waits;
+	unsigned long top, end, below = 0;
+	struct stale_cmp *s;
+	struct task_struct *t;
+
+	if (IS_ENABLED(CONFIG_STACK_GROWSUP))
+		kunit_skip(test, "the stack grows up");
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->go);
+	init_completion(&s->gate);
+	s->task = current;
+	t = kthread_run(stale_complete_fn, s, "cmp_stale");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+
+	stale_wait_deep(s, STALE_PAD_FRAMES);
+	top = stack_mark();
+	end = (unsigned long)(s->c + 1);
+	if (end <= top)
+		below = top - end;
+	if (below < STALE_MARGIN)
+		s->c = NULL;		/* too close to live frames: leave it */
+	complete(&s->go);
+	wait_for_completion(&s->gate);
+	kthread_stop(t);
+
+	KUNIT_EXPECT_GE(test, below, STALE_MARGIN);
+	KUNIT_EXPECT_TRUE(test, s->timed_out);
+	KUNIT_EXPECT_TRUE(test, s->completed);
+	KUNIT_EXPECT_EQ(test, s->nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, current->xr.nr_waits, waits);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse);
+	expect_quiet(test, ctx);
+}
+
 static struct kunit_case cmp_test_cases[] = {
 	KUNIT_CASE(cmp_seed3_reported),
+	KUNIT_CASE(cmp_untracked_quiet),
 	KUNIT_CASE(cmp_work_completer_reported),
 	KUNIT_CASE(cmp_mutex_before_wait_quiet),
 	KUNIT_CASE(cmp_trylock_quiet),
@@ -456,6 +683,8 @@ static struct kunit_case cmp_test_cases[] = {
 	KUNIT_CASE(cmp_complete_all_reported),
 	KUNIT_CASE(cmp_onstack_10000_quiet),
 	KUNIT_CASE(cmp_timeout_wait_quiet),
+	KUNIT_CASE(cmp_misuse_declare_completion_onstack),
+	KUNIT_CASE(cmp_misuse_complete_after_return_quiet),
 	{}
 };
 

@@ -31,6 +31,7 @@ struct xr_ctx {
 	struct hrtimer hrtimer;
 	struct timer_list timer;
 	bool fired;
+	long misuse;		/* xr_stats.misuse when the case began */
 };
 
 static int xr_test_init(struct kunit *test)
@@ -59,6 +60,7 @@ static int xr_test_init(struct kunit *test)
 		kunit_skip(test, "booted with crossrelease=off");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
+	ctx->misuse = atomic_long_read(&xr_stats.misuse);
 	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
@@ -423,7 +425,85 @@ static void xr_second_commit_adds_nothing(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
-/* Misuse is counted and warned about, and lockdep stays on. */
+/*
+ * Misuse.  Every misuse the API can see is counted in xr_stats.misuse, once
+ * per call, and printed once per boot and kind (xr_warn_once()); it never
+ * crashes and never switches lockdep off.
+ */
+#define W_NOT_ACQUIRED	"not acquired (double release?)"
+#define W_EXITS		"crosslock acquisition(s) in flight"
+#define W_UNINIT	"of uninitialised crosslock"
+
+/* Misuse counted since the case began */
+static long misuse_count(struct xr_ctx *ctx)
+{
+	return atomic_long_read(&xr_stats.misuse) - ctx->misuse;
+}
+
+/*
+ * A kind of misuse is printed by the first case that makes it, so its line
+ * is in this case's part of the log or further back: look for it in the
+ * whole log, and for a second copy in this case's part.
+ */
+static void expect_warned_once(struct kunit *test, struct xr_ctx *ctx,
+			       const char *text)
+{
+	struct lockdep_capture boot = { };	/* from the oldest record */
+
+	KUNIT_EXPECT_LE(test, lockdep_kunit_count(&ctx->cap, text), 1U);
+	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&boot, text),
+			      "warning \"%s\" never printed", text);
+}
+
+/*
+ * A commit with nothing in flight is the common complete() that nobody
+ * waits for, or one that comes after the waiter gave up: not a misuse, and
+ * nothing to commit.  Committing the late one would add X -> M and close
+ * M -> X -> M.
+ */
+static void xr_commit_unacquired_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	take_m(ctx);
+	lock_commit_crosslock(&ctx->x);
+	lock_commit_crosslock(&ctx->x);
+
+	wait_under_m(ctx);				/* M -> X */
+	lock_release_crosslock(&ctx->x, XR_IP);	/* the waiter gave up */
+	take_m(ctx);
+	lock_commit_crosslock(&ctx->x);
+
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 0L);
+	KUNIT_EXPECT_EQ(test, ctx->x.xlock.nr_acquired, 0U);
+	expect_quiet(test, ctx);
+}
+
+static void xr_misuse_release_unacquired(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lock_release_crosslock(&ctx->x, XR_IP);		/* never acquired */
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	KUNIT_EXPECT_EQ(test, ctx->x.xlock.nr_acquired, 0U);
+	expect_warned_once(test, ctx, W_NOT_ACQUIRED);
+	expect_quiet(test, ctx);
+}
+
+static void xr_misuse_double_release(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
+	lock_release_crosslock(&ctx->x, XR_IP);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 0L);
+	lock_release_crosslock(&ctx->x, XR_IP);		/* double release */
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	KUNIT_EXPECT_EQ(test, ctx->x.xlock.nr_acquired, 0U);
+	expect_warned_once(test, ctx, W_NOT_ACQUIRED);
+	expect_quiet(test, ctx);
+}
+
 static int exit_while_waiting_fn(void *data)
 {
 	struct xr_ctx *ctx = data;
@@ -434,20 +514,12 @@ static int exit_while_waiting_fn(void *data)
 	return 0;
 }
 
-static void xr_misuse_warns(struct kunit *test)
+/* A task exits between a self-released acquisition and its release. */
+static void xr_misuse_exit_in_flight(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
-	long misuse = atomic_long_read(&xr_stats.misuse);
 	struct task_struct *t;
 	int i;
-
-	lock_release_crosslock(&ctx->x, XR_IP);		/* never acquired */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 1);
-
-	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
-	lock_release_crosslock(&ctx->x, XR_IP);
-	lock_release_crosslock(&ctx->x, XR_IP);		/* double release */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 2);
 
 	lockdep_init_map_crosslock(&ctx->z, "(xr)test_Z", &ctx->key_z,
 				   CROSSLOCK_SELF_RELEASE);
@@ -456,12 +528,72 @@ static void xr_misuse_warns(struct kunit *test)
 	msleep(20);
 	kthread_stop(t);
 	for (i = 0; i < 100; i++) {	/* the exit check runs late in do_exit() */
-		if (atomic_long_read(&xr_stats.misuse) > misuse + 2)
+		if (misuse_count(ctx))
 			break;
 		usleep_range(10000, 20000);
 	}
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 3);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
 	lock_release_crosslock(&ctx->z, XR_IP);		/* balance it */
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	expect_warned_once(test, ctx, W_EXITS);
+	expect_quiet(test, ctx);
+}
+
+/*
+ * A map never passed to lockdep_init_map_crosslock() (zeroed memory): no
+ * name, no key, so lockdep could not give it a class.  Each of the three
+ * calls is ignored and counted once.  The acquisition and the commit go
+ * through xr_usable(), one kind: "<what> of uninitialised crosslock" is
+ * printed once per boot, for the acquisition here unless an earlier
+ * misuse of the kind printed it.  The release checks the map itself and
+ * prints "release of uninitialised crosslock" once per boot.  The
+ * acquisition is a wait under M: lockdep must not see it (no class, no
+ * non-static key report), and nothing is in flight.
+ */
+static void xr_misuse_uninitialised(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	unsigned int waits = current->xr.nr_waits;
+	struct lockdep_map_cross *u;
+
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+
+	mutex_lock(&ctx->m);
+	lock_acquire_crosslock(u, 0, XR_IP);
+	mutex_unlock(&ctx->m);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	take_m(ctx);
+	lock_commit_crosslock(u);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
+	lock_release_crosslock(u, XR_IP);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 3L);
+
+	KUNIT_EXPECT_EQ(test, u->xlock.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, u->xlock.flags, 0U);
+	KUNIT_EXPECT_NULL(test, u->map.key);
+	KUNIT_EXPECT_NULL(test, u->map.class_cache[0]);
+	KUNIT_EXPECT_EQ(test, current->xr.nr_waits, waits);
+	expect_warned_once(test, ctx, "acquire " W_UNINIT);
+	expect_warned_once(test, ctx, "release " W_UNINIT);
+	expect_quiet(test, ctx);
+}
+
+/* An end without its begin is counted and warned about once, no WARN. */
+static void xr_misuse_unbalanced_end(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	crosslock_hide_end();
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	KUNIT_EXPECT_EQ(test, current->xr.hidden, 0);
+	crosslock_opportunistic_end();
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
+	KUNIT_EXPECT_EQ(test, current->xr.opportunistic, 0);
+	expect_warned_once(test, ctx, "unbalanced crosslock_hide_end");
+	expect_warned_once(test, ctx, "unbalanced crosslock_opportunistic_end");
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->cap,
+							   "WARNING: CPU"));
 	expect_quiet(test, ctx);
 }
 
@@ -476,7 +608,12 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_new_work_item_quiet),
 	KUNIT_CASE(xr_history_overflow_quiet),
 	KUNIT_CASE(xr_second_commit_adds_nothing),
-	KUNIT_CASE(xr_misuse_warns),
+	KUNIT_CASE(xr_commit_unacquired_quiet),
+	KUNIT_CASE(xr_misuse_release_unacquired),
+	KUNIT_CASE(xr_misuse_double_release),
+	KUNIT_CASE(xr_misuse_exit_in_flight),
+	KUNIT_CASE(xr_misuse_uninitialised),
+	KUNIT_CASE(xr_misuse_unbalanced_end),
 	{}
 };
 

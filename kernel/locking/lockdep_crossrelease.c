@@ -206,7 +206,7 @@ void lockdep_free_task(struct task_struct *task)
 /* ---------------------------------------------------------------------
  * Stacks, one per (class, call site).
  */
-#define XR_STACK_BITS	14
+#define XR_STACK_BITS	CONFIG_LOCKDEP_CROSSRELEASE_CACHE_BITS
 #define XR_STACK_SIZE	BIT(XR_STACK_BITS)
 #define XR_PROBES	8
 #define XR_SLOT_FREE	0U
@@ -318,7 +318,7 @@ static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
 /* ---------------------------------------------------------------------
  * Committed dependencies, so that a repeated commit costs a probe.
  */
-#define XR_DEP_BITS	13
+#define XR_DEP_BITS	(CONFIG_LOCKDEP_CROSSRELEASE_CACHE_BITS - 1)
 #define XR_DEP_SIZE	BIT(XR_DEP_BITS)
 
 static unsigned int xr_deps[XR_DEP_SIZE];
@@ -369,6 +369,8 @@ static void xr_dep_remember(unsigned int key)
 			return;
 	}
 	/* Full: the pair is re-checked by lockdep next time, still correct. */
+	atomic_long_inc(&xr_stats.deps_uncached);
+	pr_warn_once("crossrelease: dependency cache full, repeated commits take lockdep's slower path\n");
 }
 
 /**
@@ -464,9 +466,11 @@ EXPORT_SYMBOL_GPL(lockdep_init_map_crosslock);
 /*
  * Can this crosslock be given a class?  A static initialiser leaves the
  * key to lockdep, which uses the object's own address: fine for a static
- * object, but DECLARE_COMPLETION() on the stack would make lockdep give up
+ * object, but a crosslock on the stack would make lockdep give up
  * ("trying to register non-static key") and switch itself off.  Such a
- * crosslock is left untracked, with one warning, and lockdep stays on.
+ * crosslock is left untracked, with one warning.  (DECLARE_COMPLETION()
+ * on the stack still switches lockdep off: its wait-queue lock has the
+ * same problem, and lockdep itself reports that.)
  */
 static bool xr_usable(struct lockdep_map_cross *xmap, const char *what)
 {
@@ -651,6 +655,11 @@ void lock_release_crosslock(struct lockdep_map_cross *xmap, unsigned long ip)
 	if (!xr_enabled ||
 	    unlikely(READ_ONCE(xmap->xlock.flags) & CROSSLOCK_UNTRACKED))
 		return;
+	if (unlikely(!xmap->map.key && !xmap->map.name)) {
+		xr_warn_once("release of uninitialised crosslock %p at %pS\n",
+			     xmap, (void *)ip);
+		return;
+	}
 	/*
 	 * Bookkeeping only: it must stay balanced even while lockdep is
 	 * off, so it does not go through lockdep_xr_enter().
@@ -886,8 +895,11 @@ void crosslock_opportunistic_end(void)
 {
 	struct xr_task *xt = &current->xr;
 
-	if (!WARN_ON_ONCE(!xt->opportunistic))
+	if (likely(xt->opportunistic))
 		xt->opportunistic--;
+	else
+		xr_warn_once("unbalanced %s at %pS\n", __func__,
+			     (void *)_RET_IP_);
 }
 EXPORT_SYMBOL_GPL(crosslock_opportunistic_end);
 
@@ -912,8 +924,11 @@ void crosslock_hide_end(void)
 {
 	struct xr_task *xt = &current->xr;
 
-	if (!WARN_ON_ONCE(!xt->hidden))
+	if (likely(xt->hidden))
 		xt->hidden--;
+	else
+		xr_warn_once("unbalanced %s at %pS\n", __func__,
+			     (void *)_RET_IP_);
 }
 EXPORT_SYMBOL_GPL(crosslock_hide_end);
 
@@ -1461,6 +1476,8 @@ void xr_show_stats(struct seq_file *m)
 		   atomic_long_read(&xr_stats.deps_cached));
 	seq_printf(m, " crossrelease hist overwritten: %11lu\n",
 		   atomic_long_read(&xr_stats.hist_overflows));
+	seq_printf(m, " crossrelease deps not cached:  %11lu\n",
+		   atomic_long_read(&xr_stats.deps_uncached));
 	seq_printf(m, " crossrelease stacks saved:     %11lu\n",
 		   atomic_long_read(&xr_stats.stacks_saved));
 	seq_printf(m, " crossrelease stacks dropped:   %11lu\n",

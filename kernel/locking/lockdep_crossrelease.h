@@ -77,6 +77,7 @@ struct xr_stats {
 	atomic_long_t	deps_checked;
 	atomic_long_t	deps_added;
 	atomic_long_t	deps_cached;
+	atomic_long_t	deps_uncached;
 	atomic_long_t	hist_overflows;
 	atomic_long_t	stacks_saved;
 	atomic_long_t	stacks_dropped;

@@ -315,6 +315,35 @@ static void pl_set_clear_balanced(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/*
+ * The page cache locks a new folio with __folio_set_locked() before anyone
+ * can see it, and folio_unlock() unlocks it when the read is done: a lock
+ * and an unlock like any other, committed, not a misuse.  A lock bit set
+ * behind lockdep's back (copied to the pages of a split, or set before
+ * tracking began) has no owner recorded: its unlock is counted as
+ * untracked, silently, and is no misuse either.
+ */
+static void pl_set_locked_then_unlock_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	long untracked = atomic_long_read(&xr_stats.owner_untracked);
+
+	__folio_set_locked(ctx->f);
+	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
+	take_m(ctx);
+	folio_unlock(ctx->f);
+	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+
+	set_bit(PG_locked, folio_flags(ctx->f, 0));
+	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	folio_unlock(ctx->f);
+	KUNIT_EXPECT_FALSE(test, folio_test_locked(ctx->f));
+	/* at least: other folios may be unlocked untracked meanwhile */
+	KUNIT_EXPECT_GE(test, atomic_long_read(&xr_stats.owner_untracked),
+			untracked + 1);
+	expect_quiet(test, ctx);
+}
+
 static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_seed1_reported),
 	KUNIT_CASE(pl_seed2_reported),
@@ -324,6 +353,7 @@ static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_trylock_quiet),
 	KUNIT_CASE(pl_unlock_from_softirq_quiet),
 	KUNIT_CASE(pl_set_clear_balanced),
+	KUNIT_CASE(pl_set_locked_then_unlock_quiet),
 	{}
 };
 

@@ -87,7 +87,7 @@ workload_pressure() {
 	done
 	sync && cat "$mnt"/big* > /dev/null || return 1
 	before=$(pgsteal)
-	"$filework" pressure 90 || return 1
+	"$filework" pressure 50 || return 1
 	after=$(pgsteal)
 	echo "# pages reclaimed: $((after - before))"
 	[ "$after" -gt "$before" ] || { echo "# no page cache was reclaimed"; return 1; }

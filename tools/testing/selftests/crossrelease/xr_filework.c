@@ -6,8 +6,10 @@
  *   xr_filework files DIR      create, write, read, mmap, truncate and
  *                              delete files in DIR (folio locks on the
  *                              write, read, fault and truncate paths)
- *   xr_filework pressure PCT   allocate and touch PCT% of MemAvailable,
- *                              so that the kernel reclaims page cache
+ *   xr_filework pressure PCT   allocate and touch all of MemFree and PCT%
+ *                              of what else is available, so that the
+ *                              kernel reclaims page cache whatever the
+ *                              size of the machine
  *
  * Exits 0 on success, 1 with a message on stderr otherwise.
  */
@@ -102,38 +104,45 @@ static int files(const char *dir)
 	return 0;
 }
 
-static long mem_available_kb(void)
+static long meminfo_kb(const char *field)
 {
-	char line[128];
-	long kb = -1;
+	char line[128], name[64];
+	long kb = -1, v;
 	FILE *f = fopen("/proc/meminfo", "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+		if (sscanf(line, "%63[^:]: %ld kB", name, &v) == 2 &&
+		    !strcmp(name, field)) {
+			kb = v;
 			break;
+		}
 	fclose(f);
 	return kb;
 }
 
 static int pressure(int pct)
 {
-	long kb = mem_available_kb(), len, i;
+	long avail = meminfo_kb("MemAvailable"), free = meminfo_kb("MemFree");
+	long kb, len, i;
 	char *p;
 
-	if (kb <= 0 || pct <= 0 || pct > 95) {
+	if (avail <= 0 || free <= 0 || pct <= 0 || pct > 95) {
 		errno = EINVAL;
-		return fail("pressure", "MemAvailable");
+		return fail("pressure", "MemAvailable/MemFree");
 	}
-	len = kb / 100 * pct * 1024;
+	/* past MemFree, into what only reclaim can give */
+	kb = free + (avail > free ? (avail - free) / 100 * pct : 0);
+	len = kb * 1024;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return fail("mmap", "anonymous");
 	for (i = 0; i < len; i += 4096)
 		p[i] = 1;
-	printf("# touched %ld MiB of %ld MiB available\n", len >> 20, kb >> 10);
+	printf("# touched %ld MiB: %ld MiB free, %ld MiB available\n",
+	       len >> 20, free >> 10, avail >> 10);
 	return munmap(p, len) ? fail("munmap", "anonymous") : 0;
 }
 
