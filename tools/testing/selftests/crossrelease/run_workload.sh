@@ -8,6 +8,8 @@
 # reports; files created, written, read, mmapped, truncated and deleted
 # on tmpfs and ext4, and page cache reclaimed under memory pressure,
 # which is where folio locks are taken and dropped (xr_filework).
+# test-ww_mutex, when built, runs too: its ABBA tests sequence distinct
+# ww_mutexes with completions, and it nests 2046 ww_mutexes of a class.
 # Output is KTAP; exit 0 on pass, 4 (KSFT_SKIP) if the kernel lacks what
 # the test needs.
 
@@ -22,7 +24,7 @@ tmp=/tmp/xr-workload.tmpfs
 filework=./xr_filework
 
 require_lockdep_on
-ktap_header 7
+ktap_header 8
 mark=$(dmesg | wc -l)
 
 workload_ext4_on_loop() {
@@ -109,6 +111,16 @@ elif workload_modules; then
 	ktap_ok "module load and unload"
 else
 	ktap_fail "module load and unload"
+fi
+# the kernel's ww_mutex selftest: distinct ww_mutexes of one class, put
+# in order with completions, and 2046 of them nested (test-ww_mutex's
+# own pass/fail is its load; lockdep's verdict is checked at the end)
+if ! modinfo test-ww_mutex > /dev/null 2>&1; then
+	ktap_ok "ww_mutex selftest # SKIP no test-ww_mutex module"
+elif modprobe test-ww_mutex && rmmod test-ww_mutex; then
+	ktap_ok "ww_mutex selftest (test-ww_mutex)"
+else
+	ktap_fail "ww_mutex selftest (test-ww_mutex)"
 fi
 if workload_ext4_on_loop; then
 	ktap_ok "ext4 on loop: write, fallocate, sync, read, delete, fstrim"
