@@ -109,7 +109,8 @@ if grep -q '\[always\]\|always' /sys/kernel/mm/transparent_hugepage/shmem_enable
 	done
 	wait
 	umount $thp
-	echo "# $(($(vmstat thp_split_page) - split0)) huge folios split, $(($(vmstat pgmigrate_success) - mig0)) folios migrated"
+	split=$(($(vmstat thp_split_page) - split0))
+	echo "# $split huge folios split, $(($(vmstat pgmigrate_success) - mig0)) folios migrated"
 	check_no_report_since "$mark" "lifecycle split and migrate: no report"
 else
 	ktap_ok "lifecycle split and migrate # SKIP no shmem THP or compaction"
