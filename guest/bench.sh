@@ -6,22 +6,25 @@
 #   files_ms         create/write/read/delete loop on tmpfs
 #                    (both: median of 5 chunks x 5)
 #   task_struct_bytes, LOCKDEP <line of /proc/lockdep_stats>
+#   fs_ms            xr_filework rounds on ext4 on a loop device (median
+#                    of 5 chunks x 5)
 #   <benchmark> <ns/op> ... from lib/bench_crossrelease.c
 # Sizes can be changed on the kernel command line: xr.forks=, xr.files=,
-# xr.reps=, xr.ops=.
+# xr.reps=, xr.ops=, xr.fsrounds=.
 read -r up0 _ < /proc/uptime
 ms() { read -r u _ < /proc/uptime; echo $(( ${u%.*} * 1000 + 10 * 1${u#*.} - 1000 )); }
 echo "BENCH boot_ms $(( ${up0%.*} * 1000 + 10 * 1${up0#*.} - 1000 ))"
 t_start=$(ms)
 echo 1 > /proc/sys/kernel/printk	# keep the serial console quiet
 
-forks=60 files=30 reps=15 ops=10000
+forks=60 files=30 reps=15 ops=10000 fsrounds=5
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	xr.forks=*) forks=${arg#*=} ;;
 	xr.files=*) files=${arg#*=} ;;
 	xr.reps=*) reps=${arg#*=} ;;
 	xr.ops=*) ops=${arg#*=} ;;
+	xr.fsrounds=*) fsrounds=${arg#*=} ;;
 	esac
 done
 
@@ -73,6 +76,27 @@ inflight() {
 	sed -n 's/^ *crosslocks in flight: *\([0-9]*\)$/\1/p' /proc/lockdep_stats 2>/dev/null | grep . || echo NA
 }
 
+# --- file-system throughput: a round of xr_filework writes 4 files of
+# 4 MiB, reads them back, maps, truncates and deletes them, then syncs, on
+# ext4 on a loop device backed by tmpfs: the page cache, ext4's journal
+# and the loop worker, where folio locks are taken and dropped by others.
+fw=/xr/kselftest/crossrelease/xr_filework
+fsround() { "$fw" files /tmp/xbm >/dev/null && sync; }
+fsbench() {
+	truncate -s 96M /tmp/xb.img && /usr/sbin/mke2fs -q -F -t ext4 /tmp/xb.img &&
+	dev=$(losetup -f) && losetup "$dev" /tmp/xb.img &&
+	mkdir -p /tmp/xbm && mount -t ext4 "$dev" /tmp/xbm && fsround || return 1
+	tfw=
+	for c in $(seq $K); do
+		t0=$(ms); i=0
+		while [ $i -lt $((fsrounds / K)) ]; do fsround || return 1; i=$((i + 1)); done
+		tfw="$tfw $(($(ms) - t0))"
+	done
+	umount /tmp/xbm && losetup -d "$dev" && rm -f /tmp/xb.img
+	echo "BENCH fs_ms $(( $(echo "$tfw" | median) * K )) n=$((fsrounds / K * K)) chunks=${tfw# }"
+}
+fsbench || echo "BENCH error fs workload failed"
+
 # --- microbenchmarks
 if ! modprobe bench_crossrelease reps="$reps" ops="$ops"; then
 	echo "BENCH error no bench_crossrelease module"
@@ -95,5 +119,8 @@ for n in 0 1 10 100 1000; do
 	bench "mutex 1" "inflight_$n"
 	echo release > $knob
 done
+# what the in-flight runs wrote and skipped (stats above predate them)
+grep -E "commits|deps|not written|overwritten|stacks" /proc/lockdep_stats 2>/dev/null |
+	sed 's/^/BENCH LOCKDEP_END /' || true
 echo "BENCH guest_ms $(( $(ms) - t_start ))"
 rmmod bench_crossrelease

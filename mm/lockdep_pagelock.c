@@ -234,6 +234,9 @@ static struct cross_owner *folio_owner(struct page_ext *page_ext)
  * page_ext_get()/page_ext_put(): their RCU read section is not a lock of
  * the folio, and lockdep would check it on every folio lock and unlock
  * (several times the cost of the rest) and list it in reports as held.
+ * Plain (marked) accesses are enough: the folio's lock bit orders every
+ * writer, as the state is put in after the bit is taken and taken out
+ * before it is dropped (or the page is freed with it set, and unused).
  */
 
 /* Put @new in the page_ext of @page and return the old state in @old. */
@@ -247,9 +250,12 @@ static bool folio_swap_owner(struct page *page, const struct cross_owner *new,
 	page_ext = page_ext_get(page);
 	if (page_ext) {
 		o = folio_owner(page_ext);
-		old->ip = xchg(&o->ip, new->ip);
-		old->pid = xchg(&o->pid, new->pid);
-		old->gen = xchg(&o->gen, new->gen);
+		old->ip = READ_ONCE(o->ip);
+		old->pid = READ_ONCE(o->pid);
+		old->gen = READ_ONCE(o->gen);
+		WRITE_ONCE(o->ip, new->ip);
+		WRITE_ONCE(o->pid, new->pid);
+		WRITE_ONCE(o->gen, new->gen);
 		page_ext_put(page_ext);
 	}
 	lockdep_on();
@@ -321,8 +327,13 @@ void lockdep_folio_release(struct folio *folio, bool commit, unsigned long ip)
 	 * which would otherwise show up in reports as a held lock.  The lock
 	 * bit is still set: no new owner can come in between.
 	 */
-	if (folio_take_owner(&folio->page, &owner))
-		crosslock_owner_release(folio_lock_class(folio), &owner, commit);
+	if (!folio_take_owner(&folio->page, &owner))
+		return;
+	/* the class is looked up only for an unlock that commits something */
+	if (commit && crosslock_owner_commit_needed(&owner))
+		crosslock_owner_release(folio_lock_class(folio), &owner, true);
+	else
+		crosslock_owner_release(&pagelock_map, &owner, false);
 }
 EXPORT_SYMBOL_GPL(lockdep_folio_release);
 

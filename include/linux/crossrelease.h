@@ -108,6 +108,7 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip);
 void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
 			     unsigned long ip);
 void crosslock_owner_replaced(struct cross_owner *old);
+bool crosslock_owner_commit_needed(const struct cross_owner *o);
 bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
 			     bool commit);
 

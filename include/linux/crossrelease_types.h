@@ -43,6 +43,10 @@ struct xr_hist_entry {
  * @opportunistic_irq: the irq context those sections were begun in
  * @hidden:     depth of crosslock_hide_begin() sections: acquisitions
  *              there are annotations, not locks, and are not recorded
+ * @repeat_ip:  with @repeat_key and @repeat_gen, the newest entry if it
+ *              is a process-context acquisition a repeat may skip; 0 if not
+ * @repeat_gen: its generation
+ * @repeat_key: its class index and read mode
  * @hist:       ring of the most recent acquisitions
  */
 struct xr_task {
@@ -54,6 +58,9 @@ struct xr_task {
 	u8			opportunistic;
 	u8			opportunistic_irq;
 	u8			hidden;
+	u16			repeat_key;
+	unsigned long		repeat_ip;
+	u64			repeat_gen;
 	struct xr_hist_entry	hist[XR_HIST_SIZE];
 };
 

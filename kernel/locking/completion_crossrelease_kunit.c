@@ -219,7 +219,7 @@ static void cmp_seed3_reported(struct kunit *test)
 static void cmp_untracked_quiet(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
-	long misuse = atomic_long_read(&xr_stats.misuse);
+	long misuse = xr_counter_read(XR_COUNTER_MISUSE);
 	struct task_struct *t;
 	struct waiter w;
 
@@ -235,7 +235,7 @@ static void cmp_untracked_quiet(struct kunit *test)
 
 	KUNIT_EXPECT_TRUE(test, ctx->other.map.xlock.flags & CROSSLOCK_UNTRACKED);
 	KUNIT_EXPECT_EQ(test, ctx->other.map.xlock.nr_acquired, 0U);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), misuse);
 	expect_quiet(test, ctx);
 }
 
@@ -521,7 +521,7 @@ static struct lock_class_key cmp_onstack_wait_key;
 static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
-	long misuse = atomic_long_read(&xr_stats.misuse);
+	long misuse = xr_counter_read(XR_COUNTER_MISUSE);
 	DECLARE_COMPLETION(c);
 	struct waiter w;
 
@@ -530,7 +530,7 @@ static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 
 	complete(&c);			/* warns and marks it untracked */
 	wait_for_completion(&c);	/* completed already: returns */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 1);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), misuse + 1);
 	KUNIT_EXPECT_TRUE(test, c.map.xlock.flags & CROSSLOCK_UNTRACKED);
 
 	/*
@@ -544,7 +544,7 @@ static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 	complete(&c);
 	stop_waiter(&w);
 
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse + 1);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), misuse + 1);
 	KUNIT_EXPECT_EQ(test, c.map.xlock.nr_acquired, 0U);
 	expect_warned_once(test, ctx, W_NO_KEY);
 	expect_quiet(test, ctx);
@@ -635,7 +635,7 @@ static int stale_complete_fn(void *data)
 static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
-	long misuse = atomic_long_read(&xr_stats.misuse);
+	long misuse = xr_counter_read(XR_COUNTER_MISUSE);
 	unsigned int waits = current->xr.nr_waits;
 	unsigned long top, end, below = 0;
 	struct stale_cmp *s;
@@ -667,7 +667,7 @@ static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, s->completed);
 	KUNIT_EXPECT_EQ(test, s->nr_acquired, 0U);
 	KUNIT_EXPECT_EQ(test, current->xr.nr_waits, waits);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), misuse);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), misuse);
 	expect_quiet(test, ctx);
 }
 

@@ -31,7 +31,7 @@ struct xr_ctx {
 	struct hrtimer hrtimer;
 	struct timer_list timer;
 	bool fired;
-	long misuse;		/* xr_stats.misuse when the case began */
+	long misuse;		/* XR_COUNTER_MISUSE when the case began */
 };
 
 static int xr_test_init(struct kunit *test)
@@ -60,7 +60,7 @@ static int xr_test_init(struct kunit *test)
 		kunit_skip(test, "booted with crossrelease=off");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
-	ctx->misuse = atomic_long_read(&xr_stats.misuse);
+	ctx->misuse = xr_counter_read(XR_COUNTER_MISUSE);
 	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
@@ -93,6 +93,13 @@ static void take_m(struct xr_ctx *ctx)
 {
 	mutex_lock(&ctx->m);
 	mutex_unlock(&ctx->m);
+}
+
+/* One call site, whatever the compiler unrolls: a repeat is a repeat. */
+static noinline void take_irq_lock(struct xr_ctx *ctx)
+{
+	raw_spin_lock(&ctx->irq_lock);
+	raw_spin_unlock(&ctx->irq_lock);
 }
 
 static void expect_quiet(struct kunit *test, struct xr_ctx *ctx)
@@ -169,8 +176,8 @@ static void wait_then_commit(struct lockdep_map_cross *x, struct mutex *under,
 static void xr_report_goes_on(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
-	long printed = atomic_long_read(&xr_stats.reports_printed);
-	long suppressed = atomic_long_read(&xr_stats.reports_suppressed);
+	long printed = xr_counter_read(XR_COUNTER_REPORTS_PRINTED);
+	long suppressed = xr_counter_read(XR_COUNTER_REPORTS_SUPPRESSED);
 	unsigned int max;
 
 	if (!lockdep_kunit_xr_goes_on())
@@ -188,12 +195,12 @@ static void xr_report_goes_on(struct kunit *test)
 	wait_then_commit(&ctx->z, &ctx->n, &ctx->n);	/* N -> Z -> N */
 	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 2U);
 	expect_seen(test, ctx, "(report 2 of at most 2)");
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.reports_printed),
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_REPORTS_PRINTED),
 			printed + 2);
 
 	wait_then_commit(&ctx->x, &ctx->n, &ctx->n);	/* over the budget */
 	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 2U);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.reports_suppressed),
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_REPORTS_SUPPRESSED),
 			suppressed + 1);
 
 	xr_max_reports_set(max);
@@ -246,6 +253,129 @@ static void xr_lock_before_acquire_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/*
+ * N taken under M after the wait began is not written to the history (the
+ * entry of M, held right below it, implies it), nor is a lock taken
+ * twice in a row, and the commit still closes N -> X -> M -> N through
+ * lockdep's M -> N.
+ */
+static void xr_nested_lock_implied(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	unsigned long implied = xr_counter_read(XR_COUNTER_HIST_IMPLIED);
+	unsigned long repeated = xr_counter_read(XR_COUNTER_HIST_REPEATED);
+
+	lockdep_kunit_expect_xr_report(test);
+
+	mutex_lock(&ctx->n);
+	lock_acquire_crosslock(&ctx->x, 0, XR_IP);	/* N -> X */
+	mutex_unlock(&ctx->n);
+	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->n);				/* M -> N, implied */
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&ctx->m);
+	KUNIT_EXPECT_GT(test, xr_counter_read(XR_COUNTER_HIST_IMPLIED),
+			implied);
+	take_irq_lock(ctx);
+	take_irq_lock(ctx);				/* a repeat */
+	KUNIT_EXPECT_GT(test, xr_counter_read(XR_COUNTER_HIST_REPEATED),
+			repeated);
+	lock_commit_crosslock(&ctx->x);			/* X -> M: a cycle */
+	lock_release_crosslock(&ctx->x, XR_IP);
+
+	expect_seen(test, ctx, CIRCULAR);
+	expect_seen(test, ctx, "(xr_test_M)");
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	lockdep_kunit_reset();
+}
+
+/*
+ * M was taken before X was acquired and N under M after: M's entry is a
+ * generation older and does not imply N, which must be written for the
+ * commit to find X -> N.
+ */
+static void xr_nested_after_acquire_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_xr_report(test);
+
+	lock_acquire_crosslock(&ctx->z, 1, XR_IP);	/* entries are written */
+	mutex_lock(&ctx->n);
+	lock_acquire_crosslock(&ctx->x, 0, XR_IP);	/* N -> X */
+	mutex_unlock(&ctx->n);
+	lock_release_crosslock(&ctx->x, XR_IP);
+
+	mutex_lock(&ctx->m);
+	lock_acquire_crosslock(&ctx->x, 1, XR_IP);	/* X acquired under M */
+	mutex_lock(&ctx->n);
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&ctx->m);
+	lock_commit_crosslock(&ctx->x);			/* X -> N: a cycle */
+	lock_release_crosslock(&ctx->x, XR_IP);
+	lock_release_crosslock(&ctx->z, XR_IP);
+
+	expect_seen(test, ctx, CIRCULAR);
+	expect_seen(test, ctx, "(xr_test_N)");
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	lockdep_kunit_reset();
+}
+
+/*
+ * M taken again after X was acquired, like the entry before it but a
+ * generation later: it must be written for the commit to find X -> M.
+ */
+static void xr_repeat_after_acquire_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_xr_report(test);
+
+	lock_acquire_crosslock(&ctx->z, 1, XR_IP);	/* entries are written */
+	wait_under_m(ctx);				/* M -> X */
+	lock_release_crosslock(&ctx->x, XR_IP);
+	take_m(ctx);
+	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
+	take_m(ctx);
+	lock_commit_crosslock(&ctx->x);			/* X -> M: a cycle */
+	lock_release_crosslock(&ctx->x, XR_IP);
+	lock_release_crosslock(&ctx->z, XR_IP);
+
+	expect_seen(test, ctx, CIRCULAR);
+	expect_seen(test, ctx, "(xr_test_M)");
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	lockdep_kunit_reset();
+}
+
+/*
+ * M taken again right after a bounded section began: the entry it repeats
+ * is outside the section, where the commit does not look, so the repeat
+ * must be written for the commit to find X -> M.
+ */
+static void xr_repeat_in_new_section_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_xr_report(test);
+
+	lock_acquire_crosslock(&ctx->z, 1, XR_IP);	/* entries are written */
+	wait_under_m(ctx);				/* M -> X */
+	lock_release_crosslock(&ctx->x, XR_IP);
+	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
+	take_m(ctx);
+	crosslock_bound_begin();
+	take_m(ctx);
+	lock_commit_crosslock(&ctx->x);			/* X -> M: a cycle */
+	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_bound_end();
+	lock_release_crosslock(&ctx->z, XR_IP);
+
+	expect_seen(test, ctx, CIRCULAR);
+	expect_seen(test, ctx, "(xr_test_M)");
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	lockdep_kunit_reset();
+}
+
 /* A trylock never waits, so it is never a dependency. */
 static void xr_trylock_quiet(struct kunit *test)
 {
@@ -296,7 +426,7 @@ static bool spin_until_fired(struct xr_ctx *ctx)
 static void xr_irq_commit(struct kunit *test, bool hard)
 {
 	struct xr_ctx *ctx = test->priv;
-	long added = atomic_long_read(&xr_stats.deps_added);
+	long added = xr_counter_read(XR_COUNTER_DEPS_ADDED);
 	bool fired;
 
 	wait_under_m(ctx);
@@ -322,7 +452,7 @@ static void xr_irq_commit(struct kunit *test, bool hard)
 	KUNIT_ASSERT_TRUE(test, fired);
 	expect_quiet(test, ctx);
 	/* the handler's own acquisition was committed */
-	KUNIT_EXPECT_GE(test, atomic_long_read(&xr_stats.deps_added), added + 1);
+	KUNIT_EXPECT_GE(test, xr_counter_read(XR_COUNTER_DEPS_ADDED), added + 1);
 }
 
 static void xr_hardirq_ignores_task(struct kunit *test)
@@ -377,22 +507,23 @@ static void xr_new_work_item_quiet(struct kunit *test)
 static void xr_history_overflow_quiet(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
-	long overflows = atomic_long_read(&xr_stats.hist_overflows);
+	long overflows = xr_counter_read(XR_COUNTER_HIST_OVERFLOWS);
 	int i;
 
 	lock_acquire_crosslock(&ctx->z, 1, XR_IP);
 	take_m(ctx);
 	wait_under_m(ctx);
-	for (i = 0; i < 3 * XR_HIST_SIZE; i++) {
-		mutex_lock(&ctx->n);
+	for (i = 0; i < 3 * XR_HIST_SIZE; i++) {	/* no repeats: */
+		mutex_lock(&ctx->n);			/* each is written */
 		mutex_unlock(&ctx->n);
+		take_irq_lock(ctx);
 	}
 	lock_commit_crosslock(&ctx->x);
 	lock_release_crosslock(&ctx->x, XR_IP);
 	lock_release_crosslock(&ctx->z, XR_IP);
 
 	expect_quiet(test, ctx);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.hist_overflows),
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_HIST_OVERFLOWS),
 			overflows + 1);
 }
 
@@ -411,22 +542,22 @@ static void xr_second_commit_adds_nothing(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 	long added, checked, cached;
 
-	added = atomic_long_read(&xr_stats.deps_added);
+	added = xr_counter_read(XR_COUNTER_DEPS_ADDED);
 	commit_x_after_n(ctx);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.deps_added), added + 1);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_DEPS_ADDED), added + 1);
 
-	added = atomic_long_read(&xr_stats.deps_added);
-	checked = atomic_long_read(&xr_stats.deps_checked);
-	cached = atomic_long_read(&xr_stats.deps_cached);
+	added = xr_counter_read(XR_COUNTER_DEPS_ADDED);
+	checked = xr_counter_read(XR_COUNTER_DEPS_CHECKED);
+	cached = xr_counter_read(XR_COUNTER_DEPS_CACHED);
 	commit_x_after_n(ctx);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.deps_added), added);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.deps_checked), checked);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.deps_cached), cached + 1);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_DEPS_ADDED), added);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_DEPS_CHECKED), checked);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_DEPS_CACHED), cached + 1);
 	expect_quiet(test, ctx);
 }
 
 /*
- * Misuse.  Every misuse the API can see is counted in xr_stats.misuse, once
+ * Misuse.  Every misuse the API can see is counted in XR_COUNTER_MISUSE, once
  * per call, and printed once per boot and kind (xr_warn_once()); it never
  * crashes and never switches lockdep off.
  */
@@ -437,7 +568,7 @@ static void xr_second_commit_adds_nothing(struct kunit *test)
 /* Misuse counted since the case began */
 static long misuse_count(struct xr_ctx *ctx)
 {
-	return atomic_long_read(&xr_stats.misuse) - ctx->misuse;
+	return xr_counter_read(XR_COUNTER_MISUSE) - ctx->misuse;
 }
 
 /*
@@ -602,6 +733,10 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_report_goes_on),
 	KUNIT_CASE(xr_wait_report_goes_on),
 	KUNIT_CASE(xr_lock_before_acquire_quiet),
+	KUNIT_CASE(xr_nested_lock_implied),
+	KUNIT_CASE(xr_nested_after_acquire_reported),
+	KUNIT_CASE(xr_repeat_after_acquire_reported),
+	KUNIT_CASE(xr_repeat_in_new_section_reported),
 	KUNIT_CASE(xr_trylock_quiet),
 	KUNIT_CASE(xr_hardirq_ignores_task),
 	KUNIT_CASE(xr_softirq_ignores_task),

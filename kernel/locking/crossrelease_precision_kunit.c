@@ -55,8 +55,8 @@ static int xp_test_init(struct kunit *test)
 		kunit_skip(test, "booted with crossrelease=off");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
-	ctx->misuse = atomic_long_read(&xr_stats.misuse);
-	ctx->stale = atomic_long_read(&xr_stats.stale_entries);
+	ctx->misuse = xr_counter_read(XR_COUNTER_MISUSE);
+	ctx->stale = xr_counter_read(XR_COUNTER_STALE_ENTRIES);
 	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
@@ -245,7 +245,7 @@ static void xp_destroyed_workqueue_then_complete_quiet(struct kunit *test)
 		complete(&ctx->done);
 		kthread_stop(t);
 	}
-	KUNIT_EXPECT_GT(test, atomic_long_read(&xr_stats.stale_entries),
+	KUNIT_EXPECT_GT(test, xr_counter_read(XR_COUNTER_STALE_ENTRIES),
 			ctx->stale);
 	expect_quiet(test, ctx);
 }
@@ -271,7 +271,7 @@ static void xp_onstack_static_initialiser_warns(struct kunit *test)
 	lock_release_crosslock(&bad, _THIS_IP_);
 	mutex_unlock(&ctx->a);
 	lock_commit_crosslock(&bad);
-	KUNIT_EXPECT_GT(test, atomic_long_read(&xr_stats.misuse), ctx->misuse);
+	KUNIT_EXPECT_GT(test, xr_counter_read(XR_COUNTER_MISUSE), ctx->misuse);
 	KUNIT_EXPECT_TRUE(test, bad.xlock.flags & CROSSLOCK_UNTRACKED);
 	KUNIT_EXPECT_EQ(test, bad.xlock.nr_acquired, 0U);
 	expect_quiet(test, ctx);

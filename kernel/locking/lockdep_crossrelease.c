@@ -68,7 +68,7 @@ EXPORT_SYMBOL_GPL(crossrelease_enabled);
  * history entry.  64 bits: a folio lock bumps it too, and a wrapped
  * generation would make an old entry look newer than a crosslock.
  */
-static atomic64_t xr_gen = ATOMIC64_INIT(0);
+atomic64_t xr_gen = ATOMIC64_INIT(0);
 
 /*
  * The generation at which each class index was last freed.  A history
@@ -80,7 +80,22 @@ static atomic64_t xr_class_freed[MAX_LOCKDEP_KEYS];
 /* Crosslock instances with at least one acquisition not yet released. */
 atomic_t xr_nr_in_flight = ATOMIC_INIT(0);
 
-struct xr_stats xr_stats;
+DEFINE_PER_CPU(unsigned long, xr_counters[XR_COUNTER_COUNT]);
+
+/**
+ * xr_counter_read - the sum of a statistics counter over all CPUs
+ * @id: the counter
+ */
+unsigned long xr_counter_read(enum xr_counter_id id)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(xr_counters[id], cpu);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(xr_counter_read);
 
 /* Context instances of interrupts, bumped by lockdep_{hard,soft}irq_enter() */
 DEFINE_PER_CPU(unsigned int, xr_hardirq_seq);
@@ -99,9 +114,11 @@ static bool xr_class_alive(unsigned int class_idx, u64 gen)
 }
 
 /*
- * Classes of crosslocks, marked when one is committed: every dependency
- * that leads from a crosslock comes from a commit, so a cycle through a
- * crosslock has a marked class on it (xr_cycle_goes_on()).
+ * Classes of crosslocks, marked when one is acquired or committed: every
+ * dependency that leads from a crosslock comes from a commit, so a cycle
+ * through a crosslock has a marked class on it (xr_cycle_goes_on()); and
+ * a lock of a marked class never implies the locks taken under it
+ * (xr_hist_redundant()).
  */
 static DECLARE_BITMAP(xr_crosslock_classes, MAX_LOCKDEP_KEYS);
 static void xr_cycle_forget_class(unsigned int class_idx);
@@ -122,7 +139,7 @@ static int xr_crosslock_class_idx(struct lockdep_map *map)
 do {									\
 	static bool __warned;						\
 									\
-	atomic_long_inc(&xr_stats.misuse);				\
+	xr_counter_inc(XR_COUNTER_MISUSE);				\
 	if (!__warned) {						\
 		__warned = true;					\
 		pr_warn("crossrelease: " fmt, ##__VA_ARGS__);		\
@@ -177,6 +194,7 @@ static const char *xr_ctx_name(unsigned int irq_context)
 void lockdep_invariant_state(bool force)
 {
 	current->xr.ctx++;
+	current->xr.repeat_ip = 0;
 }
 
 void xr_init_task(struct task_struct *task)
@@ -187,6 +205,7 @@ void xr_init_task(struct task_struct *task)
 	task->xr.bounded = 0;
 	task->xr.opportunistic = 0;
 	task->xr.hidden = 0;
+	task->xr.repeat_ip = 0;
 }
 
 /**
@@ -285,10 +304,23 @@ static void xr_stack_publish(struct xr_stack_slot *s, unsigned int class_idx,
 }
 
 /*
- * The call site whose stack each class saw last: most classes are taken
- * at one site at a time, so the common acquisition skips the hash probe.
+ * The two call sites whose stacks each class saw last: most classes are
+ * taken at one or two sites at a time (a folio lock's wait and its
+ * acquisition, a spinlock in lock and unlock paths), so the common
+ * acquisition skips the hash probe.
  */
-static unsigned long xr_last_ip[MAX_LOCKDEP_KEYS];
+static unsigned long xr_last_ip[MAX_LOCKDEP_KEYS][2];
+
+static bool xr_stack_recent(unsigned int class_idx, unsigned long ip)
+{
+	unsigned long *last = xr_last_ip[class_idx];
+
+	if (likely(READ_ONCE(last[0]) == ip || READ_ONCE(last[1]) == ip))
+		return true;
+	WRITE_ONCE(last[1], READ_ONCE(last[0]));
+	WRITE_ONCE(last[0], ip);
+	return false;
+}
 
 /* Make sure the stack of this call site is known; unwinds once per site. */
 static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
@@ -296,23 +328,22 @@ static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
 	struct xr_stack_slot *slot;
 	struct lock_trace *trace;
 
-	if (likely(READ_ONCE(xr_last_ip[class_idx]) == ip))
+	if (likely(xr_stack_recent(class_idx, ip)))
 		return;
-	WRITE_ONCE(xr_last_ip[class_idx], ip);
 	if (likely(xr_stack_lookup(class_idx, ip)))
 		return;
 	slot = xr_stack_reserve(class_idx, ip);
 	if (!slot) {
-		atomic_long_inc(&xr_stats.stacks_dropped);
+		xr_counter_inc(XR_COUNTER_STACKS_DROPPED);
 		pr_warn_once("crossrelease: stack cache full, some reports show call sites only\n");
 		return;
 	}
 	trace = lockdep_xr_save_trace();
 	xr_stack_publish(slot, class_idx, ip, trace);
 	if (trace)
-		atomic_long_inc(&xr_stats.stacks_saved);
+		xr_counter_inc(XR_COUNTER_STACKS_SAVED);
 	else
-		atomic_long_inc(&xr_stats.stacks_dropped);
+		xr_counter_inc(XR_COUNTER_STACKS_DROPPED);
 }
 
 /* ---------------------------------------------------------------------
@@ -369,7 +400,7 @@ static void xr_dep_remember(unsigned int key)
 			return;
 	}
 	/* Full: the pair is re-checked by lockdep next time, still correct. */
-	atomic_long_inc(&xr_stats.deps_uncached);
+	xr_counter_inc(XR_COUNTER_DEPS_UNCACHED);
 	pr_warn_once("crossrelease: dependency cache full, repeated commits take lockdep's slower path\n");
 }
 
@@ -388,7 +419,8 @@ void xr_zap_class(unsigned int class_idx)
 	unsigned int i;
 
 	atomic64_set(&xr_class_freed[class_idx], atomic64_inc_return(&xr_gen));
-	WRITE_ONCE(xr_last_ip[class_idx], 0);
+	WRITE_ONCE(xr_last_ip[class_idx][0], 0);
+	WRITE_ONCE(xr_last_ip[class_idx][1], 0);
 	clear_bit(class_idx, xr_crosslock_classes);
 	xr_cycle_forget_class(class_idx);
 	for (i = 0; i < XR_STACK_SIZE; i++) {
@@ -408,19 +440,89 @@ void xr_zap_class(unsigned int class_idx)
 /* ---------------------------------------------------------------------
  * History.
  */
-static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
-			  unsigned long ip, unsigned int irq_context, u8 flags)
+static void xr_hist_store(struct xr_task *xt, unsigned int class_idx,
+			  unsigned long ip, unsigned int irq_context, u8 flags,
+			  u64 gen, unsigned int ctx)
 {
-	struct xr_task *xt = &curr->xr;
 	struct xr_hist_entry *e = &xt->hist[xt->nr_written % XR_HIST_SIZE];
 
 	e->ip = ip;
-	e->gen = atomic64_read(&xr_gen);
-	e->ctx = xr_ctx_id(curr, irq_context);
+	e->gen = gen;
+	e->ctx = ctx;
 	e->class_idx = class_idx;
 	e->irq_context = irq_context;
 	e->flags = flags;
 	xt->nr_written++;
+	xt->repeat_ip = 0;
+}
+
+static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
+			  unsigned long ip, unsigned int irq_context, u8 flags)
+{
+	xr_hist_store(&curr->xr, class_idx, ip, irq_context, flags,
+		      atomic64_read(&xr_gen), xr_ctx_id(curr, irq_context));
+}
+
+/*
+ * Let xr_hist_repeats() skip the next acquisitions that repeat @hlock, the
+ * newest entry, without a call: any other write clears this.
+ */
+static void xr_repeat_remember(struct xr_task *xt, struct held_lock *hlock,
+			       u64 gen)
+{
+	static_assert(MAX_LOCKDEP_KEYS_BITS + 2 <= 16);
+	xt->repeat_key = xr_repeat_key(hlock);
+	xt->repeat_gen = gen;
+	xt->repeat_ip = hlock->acquire_ip;
+}
+
+/*
+ * Would writing @hlock add nothing that commits do not already get from
+ * the newest entry?  A commit takes either all or none of the entries of
+ * one generation, context instance and bounded section, so if the newest
+ * entry is of the same ones, @hlock is redundant when it is:
+ *
+ *  - a repeat of the newest entry (same class, call site and read mode):
+ *    a lock taken again and again with nothing in between;
+ *  - taken under the lock whose acquisition is the newest entry: lockdep
+ *    links the held lock on top to the new one (check_prevs_add()), so
+ *    the crosslock reaches @hlock through it.  Not through a recursive
+ *    read lock (lockdep adds no edge from it) nor through a lock of a
+ *    crosslock's class (a commit skips its own class).  Nested locks are
+ *    common, a mutex's wait_lock for one.
+ *
+ * Only the newest entry is looked at: this runs for every acquisition
+ * while a crosslock is in flight, and must cost less than the write.
+ */
+static bool xr_hist_redundant(struct task_struct *curr,
+			      struct held_lock *hlock, u64 gen,
+			      unsigned int ctx)
+{
+	struct xr_task *xt = &curr->xr;
+	struct held_lock *below = hlock - 1;
+	struct xr_hist_entry *e;
+
+	if (!xt->nr_written || (xt->bounded && xt->nr_written == xt->bound))
+		return false;
+	e = &xt->hist[(xt->nr_written - 1) % XR_HIST_SIZE];
+	if (e->gen != gen || e->ctx != ctx ||
+	    e->irq_context != hlock->irq_context)
+		return false;
+	if (e->class_idx == hlock->class_idx && e->ip == hlock->acquire_ip &&
+	    e->flags == (hlock->read & XR_HIST_READ_MASK)) {
+		xr_counter_inc(XR_COUNTER_HIST_REPEATED);
+		if (!e->irq_context)
+			xr_repeat_remember(xt, hlock, gen);
+		return true;
+	}
+	if (curr->lockdep_depth < 2 || e->class_idx != below->class_idx ||
+	    e->ip != below->acquire_ip || e->flags & XR_HIST_WAIT ||
+	    below->trylock || !below->check || below->read == 2 ||
+	    below->irq_context != hlock->irq_context ||
+	    test_bit(below->class_idx, xr_crosslock_classes))
+		return false;
+	xr_counter_inc(XR_COUNTER_HIST_IMPLIED);
+	return true;
 }
 
 /*
@@ -429,11 +531,21 @@ static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
  */
 void __xr_hist_add(struct task_struct *curr, struct held_lock *hlock)
 {
+	unsigned int irq_context = hlock->irq_context;
+	unsigned int ctx;
+	u64 gen;
+
 	if (hlock->trylock || !hlock->check || curr->xr.hidden)
 		return;
-	xr_hist_write(curr, hlock->class_idx, hlock->acquire_ip,
-		      hlock->irq_context, hlock->read & XR_HIST_READ_MASK);
+	gen = atomic64_read(&xr_gen);
+	ctx = xr_ctx_id(curr, irq_context);
+	if (xr_hist_redundant(curr, hlock, gen, ctx))
+		return;
+	xr_hist_store(&curr->xr, hlock->class_idx, hlock->acquire_ip,
+		      irq_context, hlock->read & XR_HIST_READ_MASK, gen, ctx);
 	xr_stack_remember(hlock->class_idx, hlock->acquire_ip);
+	if (!irq_context)
+		xr_repeat_remember(&curr->xr, hlock, gen);
 }
 
 /* ---------------------------------------------------------------------
@@ -587,20 +699,37 @@ static bool xr_released(struct lockdep_map_cross *xmap)
 }
 
 /*
+ * A wait makes every lock the waiter holds depend on the crosslock,
+ * through lockdep's usual checks.  With no lock held there is nothing to
+ * check: lock_sync() would only mark the class as used with interrupts
+ * enabled, which matters only for a dependency into the class, and the
+ * wait that adds one (a lock held) marks it then.
+ */
+static void xr_check_wait(struct lockdep_map *map, unsigned long ip)
+{
+	if (current->lockdep_depth)
+		lock_sync(map, 0, 0, 1, NULL, ip);
+}
+
+/*
  * Remember the call site's stack for the report and, for an acquisition
  * that waits (@wait: XR_HIST_WAIT, maybe with XR_HIST_OWNED), put the wait
  * in the history: a crosslock released later by this context depends on
- * it.
+ * it.  @crosslock: @map is a crosslock's (not a wait noted by
+ * crosslock_note_wait()), and its class is marked as such from now on.
  */
 static void xr_note_acquire(struct lockdep_map *map, u8 wait,
-			    unsigned long ip)
+			    unsigned long ip, bool crosslock)
 {
 	unsigned long flags;
 	int class_idx;
 
 	if (!lockdep_xr_enter(&flags))
 		return;
-	class_idx = lockdep_xr_class_idx(map);
+	if (crosslock)
+		class_idx = xr_crosslock_class_idx(map);
+	else
+		class_idx = lockdep_xr_class_idx(map);
 	if (class_idx >= 0) {
 		if (wait)
 			xr_hist_write(current, class_idx, ip,
@@ -628,7 +757,7 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 	if (!xr_enabled || !xr_usable(xmap, "acquire"))
 		return;
 	if (!trylock)
-		lock_sync(&xmap->map, 0, 0, 1, NULL, ip);
+		xr_check_wait(&xmap->map, ip);
 
 	raw_local_irq_save(flags);
 	xr_acquired(xmap, ip);
@@ -636,7 +765,7 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 		current->xr.nr_waits++;
 	raw_local_irq_restore(flags);
 
-	xr_note_acquire(&xmap->map, trylock ? 0 : XR_HIST_WAIT, ip);
+	xr_note_acquire(&xmap->map, trylock ? 0 : XR_HIST_WAIT, ip, true);
 }
 EXPORT_SYMBOL_GPL(lock_acquire_crosslock);
 
@@ -688,7 +817,7 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 	int ret;
 
 	if (xr_dep_cached(key)) {
-		atomic_long_inc(&xr_stats.deps_cached);
+		xr_counter_inc(XR_COUNTER_DEPS_CACHED);
 		return true;
 	}
 
@@ -698,7 +827,7 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 	next.read = e->flags & XR_HIST_READ_MASK;
 	next.check = 1;
 
-	atomic_long_inc(&xr_stats.deps_checked);
+	xr_counter_inc(XR_COUNTER_DEPS_CHECKED);
 	c->entry_flags = e->flags;
 	this_cpu_write(xr_committing, c);
 	this_cpu_write(xr_cycle_unprinted, false);
@@ -711,7 +840,7 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
 	if (ret == LOCKDEP_XR_SKIPPED || this_cpu_read(xr_cycle_unprinted))
 		return true;
 	if (ret == 2)
-		atomic_long_inc(&xr_stats.deps_added);
+		xr_counter_inc(XR_COUNTER_DEPS_ADDED);
 	xr_dep_remember(key);
 	return true;
 }
@@ -761,17 +890,35 @@ static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 		if (c->owned && (e->flags & XR_HIST_OWNED))
 			continue;
 		if (unlikely(!xr_class_alive(e->class_idx, e->gen))) {
-			atomic_long_inc(&xr_stats.stale_entries);
+			xr_counter_inc(XR_COUNTER_STALE_ENTRIES);
 			continue;
 		}
 		if (!xr_commit_entry(c, e))
 			return;
 	}
 	if (xt->nr_written > XR_HIST_SIZE) {
-		atomic_long_inc(&xr_stats.hist_overflows);
+		xr_counter_inc(XR_COUNTER_HIST_OVERFLOWS);
 		pr_warn_once("crossrelease: history of %s/%d overflowed, acquisitions older than %lu were not checked\n",
 			     curr->comm, task_pid_nr(curr), XR_HIST_SIZE);
 	}
+}
+
+/*
+ * Has @curr written a history entry at or after generation @gen?  If not,
+ * no commit of a crosslock acquired at @gen has anything to walk.  The
+ * newest entry may be an interrupt's, written meanwhile: that only makes
+ * the answer "yes", and the walk sorts it out.
+ */
+static bool xr_hist_written_since(struct task_struct *curr, u64 gen)
+{
+	struct xr_task *xt = &curr->xr;
+	unsigned int nr = READ_ONCE(xt->nr_written);
+	u64 newest;
+
+	if (!nr)
+		return false;
+	newest = READ_ONCE(xt->hist[(nr - 1) % XR_HIST_SIZE].gen);
+	return !xr_gen_before(newest, gen);
 }
 
 /* Inside crosslock_opportunistic_begin()/end(), in the same context kind */
@@ -784,15 +931,15 @@ static void xr_commit_run(struct xr_commit *c)
 {
 	/* a crosslock whose class was freed while it was in flight */
 	if (unlikely(!xr_class_alive(c->xhlock.class_idx, c->gen))) {
-		atomic_long_inc(&xr_stats.stale_entries);
+		xr_counter_inc(XR_COUNTER_STALE_ENTRIES);
 		return;
 	}
 	c->irq_context = xr_irq_context(current);
 	if (xr_opportunistic(&current->xr, c->irq_context)) {
-		atomic_long_inc(&xr_stats.opportunistic);
+		xr_counter_inc(XR_COUNTER_OPPORTUNISTIC);
 		return;
 	}
-	atomic_long_inc(&xr_stats.commits);
+	xr_counter_inc(XR_COUNTER_COMMITS);
 	xr_commit_hist(current, c);
 }
 
@@ -838,7 +985,7 @@ EXPORT_SYMBOL_GPL(lock_commit_crosslock);
 void crosslock_note_wait(struct lockdep_map *map, unsigned long ip)
 {
 	if (xr_enabled && atomic_read(&xr_nr_in_flight))
-		xr_note_acquire(map, XR_HIST_WAIT, ip);
+		xr_note_acquire(map, XR_HIST_WAIT, ip, false);
 }
 EXPORT_SYMBOL_GPL(crosslock_note_wait);
 
@@ -857,6 +1004,7 @@ void crosslock_bound_begin(void)
 	if (in_task() && !xt->bounded) {
 		xt->bound = xt->nr_written;
 		xt->bounded = 1;
+		xt->repeat_ip = 0;
 	}
 }
 EXPORT_SYMBOL_GPL(crosslock_bound_begin);
@@ -1051,10 +1199,15 @@ static u64 xr_owner_gen(unsigned int low)
  */
 void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 {
-	if (!xr_enabled)
+	/*
+	 * With no lock held, nothing depends on the wait now; with no
+	 * crosslock in flight, no commit can use its entry later.
+	 */
+	if (!xr_enabled ||
+	    (!current->lockdep_depth && !atomic_read(&xr_nr_in_flight)))
 		return;
-	lock_sync(map, 0, 0, 1, NULL, ip);
-	xr_note_acquire(map, XR_HIST_WAIT | XR_HIST_OWNED, ip);
+	xr_check_wait(map, ip);
+	xr_note_acquire(map, XR_HIST_WAIT | XR_HIST_OWNED, ip, true);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
@@ -1076,7 +1229,7 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
 	o->pid = task_pid_nr(current);
 	o->gen = xr_next_gen();
 	atomic_inc(&xr_nr_in_flight);
-	xr_note_acquire(map, 0, ip);
+	xr_note_acquire(map, 0, ip, true);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
 
@@ -1091,10 +1244,33 @@ void crosslock_owner_replaced(struct cross_owner *old)
 {
 	if (!xr_enabled || !old->gen)
 		return;
-	atomic_long_inc(&xr_stats.owner_stale);
+	xr_counter_inc(XR_COUNTER_OWNER_STALE);
 	atomic_dec(&xr_nr_in_flight);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
+
+/**
+ * crosslock_owner_commit_needed - has the release of @o anything to commit?
+ * @o: the state of an owned crosslock instance
+ *
+ * Most unlocks follow their lock with no acquisition in between: then the
+ * primitive may skip looking up its class and release with @commit false.
+ *
+ * Return: false if the current context acquired nothing since @o was
+ * acquired, or if @o is not tracked.
+ */
+bool crosslock_owner_commit_needed(const struct cross_owner *o)
+{
+	unsigned int gen = READ_ONCE(o->gen);
+
+	if (!xr_enabled || !gen)
+		return false;
+	if (xr_hist_written_since(current, xr_owner_gen(gen)))
+		return true;
+	xr_counter_inc(XR_COUNTER_COMMITS);
+	return false;
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_commit_needed);
 
 /**
  * crosslock_owner_release - release an owned crosslock
@@ -1113,25 +1289,31 @@ bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
 	struct xr_commit c;
 	unsigned long flags;
 	int class_idx;
+	u64 acquired;
 
 	if (!xr_enabled)
 		return true;
 	if (!gen) {
-		atomic_long_inc(&xr_stats.owner_untracked);
+		xr_counter_inc(XR_COUNTER_OWNER_UNTRACKED);
 		return false;
 	}
-	if (commit && lockdep_xr_enter(&flags)) {
+	acquired = xr_owner_gen(gen);
+	if (commit && !xr_hist_written_since(current, acquired)) {
+		/* the common unlock: nothing acquired since, nothing to walk */
+		xr_counter_inc(XR_COUNTER_COMMITS);
+	} else if (commit && lockdep_xr_enter(&flags)) {
 		class_idx = xr_crosslock_class_idx(map);
 		if (class_idx >= 0) {
 			xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip),
-				       xr_owner_gen(gen), READ_ONCE(o->pid));
+				       acquired, READ_ONCE(o->pid));
 			c.owned = true;
 			xr_commit_run(&c);
 		}
 		lockdep_xr_exit(flags);
 	}
-	if (xchg(&o->gen, 0))
-		atomic_dec(&xr_nr_in_flight);
+	/* the primitive's own lock bit keeps a second releaser out */
+	WRITE_ONCE(o->gen, 0);
+	atomic_dec(&xr_nr_in_flight);
 	return true;
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_release);
@@ -1398,18 +1580,18 @@ struct lock_list *xr_cycle_report(struct lock_list *target,
 	u32 key = xr_cycle_key(src, tgt);
 
 	if (xr_cycle_was_reported(key) || xr_nr_printed >= xr_max_reports) {
-		atomic_long_inc(&xr_stats.reports_suppressed);
+		xr_counter_inc(XR_COUNTER_REPORTS_SUPPRESSED);
 		return NULL;
 	}
 	if (debug_locks_silent || atomic_xchg(&xr_cycle_busy, 1)) {
-		atomic_long_inc(&xr_stats.reports_suppressed);
+		xr_counter_inc(XR_COUNTER_REPORTS_SUPPRESSED);
 		this_cpu_write(xr_cycle_unprinted, true);
 		return NULL;
 	}
 	if (xr_nr_reported < XR_REPORTS_MAX)
 		xr_reported[xr_nr_reported++] = key;
 	xr_nr_printed++;
-	atomic_long_inc(&xr_stats.reports_printed);
+	xr_counter_inc(XR_COUNTER_REPORTS_PRINTED);
 	return xr_cycle_copy(target, trace);
 }
 
@@ -1460,42 +1642,39 @@ EXPORT_SYMBOL_GPL(xr_max_reports_set);
 /* ---------------------------------------------------------------------
  * /proc/lockdep_stats
  */
+static const char *const xr_counter_names[XR_COUNTER_COUNT] = {
+	[XR_COUNTER_COMMITS]		= "crosslock commits",
+	[XR_COUNTER_DEPS_CHECKED]	= "crossrelease deps checked",
+	[XR_COUNTER_DEPS_ADDED]		= "crossrelease deps added",
+	[XR_COUNTER_DEPS_CACHED]	= "crossrelease deps cached",
+	[XR_COUNTER_HIST_OVERFLOWS]	= "crossrelease hist overwritten",
+	[XR_COUNTER_DEPS_UNCACHED]	= "crossrelease deps not cached",
+	[XR_COUNTER_STACKS_SAVED]	= "crossrelease stacks saved",
+	[XR_COUNTER_STACKS_DROPPED]	= "crossrelease stacks dropped",
+	[XR_COUNTER_STALE_ENTRIES]	= "crossrelease stale entries",
+	[XR_COUNTER_REPORTS_PRINTED]	= "crossrelease reports printed",
+	[XR_COUNTER_REPORTS_SUPPRESSED]	= "crossrelease reports suppressed",
+	[XR_COUNTER_MISUSE]		= "crossrelease misuse warnings",
+	[XR_COUNTER_OPPORTUNISTIC]	= "opportunistic releases",
+	[XR_COUNTER_OWNER_STALE]	= "owned crosslocks replaced",
+	[XR_COUNTER_OWNER_UNTRACKED]	= "owned crosslocks untracked",
+	[XR_COUNTER_HIST_IMPLIED]	= "acquisitions implied, not written",
+	[XR_COUNTER_HIST_REPEATED]	= "acquisitions repeated, not written",
+};
+
 void xr_show_stats(struct seq_file *m)
 {
-	seq_printf(m, " crossrelease tracking:         %11s\n",
+	int i;
+
+	seq_printf(m, " %-31s%11s\n", "crossrelease tracking:",
 		   xr_enabled ? "on" : "off");
-	seq_printf(m, " crosslocks in flight:          %11u\n",
+	seq_printf(m, " %-31s%11u\n", "crosslocks in flight:",
 		   atomic_read(&xr_nr_in_flight));
-	seq_printf(m, " crosslock commits:             %11lu\n",
-		   atomic_long_read(&xr_stats.commits));
-	seq_printf(m, " crossrelease deps checked:     %11lu\n",
-		   atomic_long_read(&xr_stats.deps_checked));
-	seq_printf(m, " crossrelease deps added:       %11lu\n",
-		   atomic_long_read(&xr_stats.deps_added));
-	seq_printf(m, " crossrelease deps cached:      %11lu\n",
-		   atomic_long_read(&xr_stats.deps_cached));
-	seq_printf(m, " crossrelease hist overwritten: %11lu\n",
-		   atomic_long_read(&xr_stats.hist_overflows));
-	seq_printf(m, " crossrelease deps not cached:  %11lu\n",
-		   atomic_long_read(&xr_stats.deps_uncached));
-	seq_printf(m, " crossrelease stacks saved:     %11lu\n",
-		   atomic_long_read(&xr_stats.stacks_saved));
-	seq_printf(m, " crossrelease stacks dropped:   %11lu\n",
-		   atomic_long_read(&xr_stats.stacks_dropped));
-	seq_printf(m, " crossrelease stale entries:    %11lu\n",
-		   atomic_long_read(&xr_stats.stale_entries));
-	seq_printf(m, " crossrelease reports printed:  %11lu\n",
-		   atomic_long_read(&xr_stats.reports_printed));
-	seq_printf(m, " crossrelease reports suppressed:%10lu\n",
-		   atomic_long_read(&xr_stats.reports_suppressed));
-	seq_printf(m, " crossrelease max reports:      %11u\n",
+	seq_printf(m, " %-31s%11u\n", "crossrelease max reports:",
 		   xr_max_reports);
-	seq_printf(m, " crossrelease misuse warnings:  %11lu\n",
-		   atomic_long_read(&xr_stats.misuse));
-	seq_printf(m, " opportunistic releases:        %11lu\n",
-		   atomic_long_read(&xr_stats.opportunistic));
-	seq_printf(m, " owned crosslocks replaced:     %11lu\n",
-		   atomic_long_read(&xr_stats.owner_stale));
-	seq_printf(m, " owned crosslocks untracked:    %11lu\n",
-		   atomic_long_read(&xr_stats.owner_untracked));
+	/* " name:" and the value end in column 43, as lockdep's own lines */
+	for (i = 0; i < XR_COUNTER_COUNT; i++)
+		seq_printf(m, " %s:%*lu\n", xr_counter_names[i],
+			   41 - (int)strlen(xr_counter_names[i]),
+			   xr_counter_read(i));
 }

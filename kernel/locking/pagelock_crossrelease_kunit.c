@@ -57,7 +57,7 @@ static int pl_test_init(struct kunit *test)
 		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
-	ctx->misuse = atomic_long_read(&xr_stats.misuse);
+	ctx->misuse = xr_counter_read(XR_COUNTER_MISUSE);
 	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
@@ -93,7 +93,7 @@ static void expect_quiet(struct kunit *test, struct pl_ctx *ctx)
 {
 	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&xr_stats.misuse), ctx->misuse);
+	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), ctx->misuse);
 }
 
 static void expect_report(struct kunit *test, struct pl_ctx *ctx)
@@ -326,7 +326,7 @@ static void pl_set_clear_balanced(struct kunit *test)
 static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
-	long untracked = atomic_long_read(&xr_stats.owner_untracked);
+	long untracked = xr_counter_read(XR_COUNTER_OWNER_UNTRACKED);
 
 	__folio_set_locked(ctx->f);
 	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
@@ -339,7 +339,7 @@ static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 	folio_unlock(ctx->f);
 	KUNIT_EXPECT_FALSE(test, folio_test_locked(ctx->f));
 	/* at least: other folios may be unlocked untracked meanwhile */
-	KUNIT_EXPECT_GE(test, atomic_long_read(&xr_stats.owner_untracked),
+	KUNIT_EXPECT_GE(test, xr_counter_read(XR_COUNTER_OWNER_UNTRACKED),
 			untracked + 1);
 	expect_quiet(test, ctx);
 }
