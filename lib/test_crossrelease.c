@@ -20,7 +20,8 @@
  * reported and lockdep stays on, so the scenarios run one after another
  * in one boot; "abba", a plain lockdep report, switches lockdep off and
  * goes last.  Write each name from a process of its own ("sh -c 'echo
- * seed3 > run'").
+ * seed3 > run'").  "userret_quiet" takes two writes from the same process:
+ * while "pending" names a scenario, write its name again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -421,6 +422,75 @@ static int scenario_abba(bool quiet)
 	return 0;
 }
 
+/*
+ * The user-return boundary: what a task acquired in one system call is not
+ * on the path to what it releases in a later one.  "userret" plays in one
+ * system call: lockdep learns "mutex -> completion" (a kthread waits for
+ * the completion holding the mutex), a kthread waits for the completion
+ * again, the writer takes and releases the mutex and completes it: the
+ * commit adds "completion -> mutex" and closes the cycle.  "userret_quiet"
+ * plays the same in two system calls of one task, the complete() in the
+ * second: the return to user space in between (lockdep_sys_exit(), on
+ * each architecture's way back to user mode) starts a new context
+ * instance, so the mutex is not committed.  Without that hook it reports.
+ */
+struct userret {
+	struct mutex mutex;
+	struct completion done;
+	struct waiter w;
+	pid_t pid;		/* owes the second half, or 0 */
+};
+
+static struct userret xr_userret, xr_userret_quiet;
+
+static int userret_first(struct userret *u)
+{
+	int ret;
+
+	reinit_completion(&u->done);
+	ret = start_waiter(&u->w, &u->done, &u->mutex);
+	if (ret)
+		return ret;
+	complete(&u->done);
+	stop_waiter(&u->w);
+
+	reinit_completion(&u->done);
+	ret = start_waiter(&u->w, &u->done, NULL);
+	if (ret)
+		return ret;
+	mutex_lock(&u->mutex);
+	mutex_unlock(&u->mutex);
+	return 0;
+}
+
+static void userret_second(struct userret *u)
+{
+	complete(&u->done);
+	stop_waiter(&u->w);
+}
+
+static int scenario_userret(bool quiet)
+{
+	struct userret *u = quiet ? &xr_userret_quiet : &xr_userret;
+	int ret;
+
+	if (u->pid) {
+		if (u->pid != task_pid_nr(current))
+			return -EBUSY;
+		u->pid = 0;
+		userret_second(u);
+		return 0;
+	}
+	ret = userret_first(u);
+	if (ret)
+		return ret;
+	if (quiet)
+		u->pid = task_pid_nr(current);	/* back to user space */
+	else
+		userret_second(u);
+	return 0;
+}
+
 struct scenario {
 	const char *name;
 	int (*run)(bool quiet);
@@ -438,6 +508,8 @@ static const struct scenario scenarios[] = {
 	{ "seed3_quiet",	scenario_seed3,		true },
 	{ "article",		scenario_article,	false },
 	{ "article_quiet",	scenario_article,	true },
+	{ "userret",		scenario_userret,	false },
+	{ "userret_quiet",	scenario_userret,	true },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
@@ -496,6 +568,15 @@ static int features_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(features);
 
+/* The scenario that waits for its next system call, if any */
+static int pending_show(struct seq_file *m, void *unused)
+{
+	if (xr_userret_quiet.pid)
+		seq_puts(m, "userret_quiet\n");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pending);
+
 static struct dentry *xr_dir;
 
 static int __init test_crossrelease_init(void)
@@ -504,6 +585,10 @@ static int __init test_crossrelease_init(void)
 	init_completion(&xr_demo.done);
 	mutex_init(&xr_quiet.mutex);
 	init_completion(&xr_quiet.done);
+	mutex_init(&xr_userret.mutex);
+	init_completion(&xr_userret.done);
+	mutex_init(&xr_userret_quiet.mutex);
+	init_completion(&xr_userret_quiet.done);
 
 	/* one mutex_init() line per instance: a class per instance */
 	mutex_init(&xr_seed1.mutex);
@@ -520,12 +605,15 @@ static int __init test_crossrelease_init(void)
 	xr_dir = debugfs_create_dir("test_crossrelease", NULL);
 	debugfs_create_file("run", 0600, xr_dir, NULL, &run_fops);
 	debugfs_create_file("features", 0444, xr_dir, NULL, &features_fops);
+	debugfs_create_file("pending", 0444, xr_dir, NULL, &pending_fops);
 	return 0;
 }
 
 static void __exit test_crossrelease_exit(void)
 {
 	debugfs_remove_recursive(xr_dir);
+	if (xr_userret_quiet.pid)
+		userret_second(&xr_userret_quiet);
 }
 
 module_init(test_crossrelease_init);

@@ -40,6 +40,16 @@ lockdep_stat() {
 	awk -F: -v k="$1" '$1 ~ k { gsub(/ /, "", $2); print $2 }' /proc/lockdep_stats
 }
 
+# scenario_cmd NAME: the shell command that plays a scenario of the
+# test_crossrelease module: NAME written to its "run" file, and again while
+# its "pending" file names it (a scenario played over several system calls
+# of one process, such as userret_quiet).  Run it as a process of its own:
+#   sh -c "$(scenario_cmd NAME)"
+scenario_cmd() {
+	d=/sys/kernel/debug/test_crossrelease
+	echo "echo $1 > $d/run && while read -r p < $d/pending && [ \"\$p\" = $1 ]; do echo $1 > $d/run || exit 1; done"
+}
+
 # Lockdep reports once per boot: a test that needs it on must find it on.
 require_lockdep_on() {
 	[ -r /proc/lockdep_stats ] || ktap_skip_all "no /proc/lockdep_stats (CONFIG_PROVE_LOCKING)"

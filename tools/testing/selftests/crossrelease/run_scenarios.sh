@@ -124,7 +124,7 @@ run_one() {
 	mark=$(dmesg | wc -l)
 	# a process of its own: it exits with whatever lockdep thinks it holds
 	t_check "scenario ran to its end (echo $name > $dbg/run)" \
-		sh -c "echo $name > $dbg/run"
+		sh -c "$(scenario_cmd "$name")"
 	cls_from=${from%\*}
 	cls_to=${to%\*}
 	if [ "$expect" != quiet ]; then
