@@ -435,8 +435,8 @@ static int scenario_abba(bool quiet)
  * instance, so the mutex is not committed.  Without that hook it reports.
  */
 struct userret {
-	struct mutex mutex;
-	struct completion done;
+	struct mutex mutex;		/* held by the first waiter, taken by the writer */
+	struct completion done;		/* waited for twice, completed by the writer */
 	struct waiter w;
 	pid_t pid;		/* owes the second half, or 0 */
 };
