@@ -20,8 +20,10 @@
  * reported and lockdep stays on, so the scenarios run one after another
  * in one boot; "abba", a plain lockdep report, switches lockdep off and
  * goes last.  Write each name from a process of its own ("sh -c 'echo
- * seed3 > run'").  "userret_quiet" takes two writes from the same process:
- * while "pending" names a scenario, write its name again.
+ * seed3 > run'").  "userret_quiet" takes two system calls of one process:
+ * after the write, opening "next" plays its second half (and reading it
+ * gives the scenario's name); see scenario_cmd in the kselftest's
+ * ktap_helpers.sh.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -433,6 +435,9 @@ static int scenario_abba(bool quiet)
  * second: the return to user space in between (lockdep_sys_exit(), on
  * each architecture's way back to user mode) starts a new context
  * instance, so the mutex is not committed.  Without that hook it reports.
+ * The second half runs in the open() of "next", which holds no lock: the
+ * write() of the first half holds sb_writers when it takes the mutex, and
+ * a second write() would commit sb_writers, a cycle of its own.
  */
 struct userret {
 	struct mutex mutex;		/* held by the first waiter, taken by the writer */
@@ -474,13 +479,8 @@ static int scenario_userret(bool quiet)
 	struct userret *u = quiet ? &xr_userret_quiet : &xr_userret;
 	int ret;
 
-	if (u->pid) {
-		if (u->pid != task_pid_nr(current))
-			return -EBUSY;
-		u->pid = 0;
-		userret_second(u);
-		return 0;
-	}
+	if (u->pid)
+		return -EBUSY;
 	ret = userret_first(u);
 	if (ret)
 		return ret;
@@ -568,14 +568,35 @@ static int features_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(features);
 
-/* The scenario that waits for its next system call, if any */
-static int pending_show(struct seq_file *m, void *unused)
+/*
+ * Opening "next" plays the next part of the scenario that the opening task
+ * started in an earlier system call, if any; reading it gives its name.
+ */
+static int next_open(struct inode *inode, struct file *file)
 {
-	if (xr_userret_quiet.pid)
-		seq_puts(m, "userret_quiet\n");
+	file->private_data = "";
+	if (xr_userret_quiet.pid && xr_userret_quiet.pid == task_pid_nr(current)) {
+		xr_userret_quiet.pid = 0;
+		userret_second(&xr_userret_quiet);
+		file->private_data = "userret_quiet\n";
+	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(pending);
+
+static ssize_t next_read(struct file *file, char __user *ubuf, size_t len,
+			 loff_t *ppos)
+{
+	const char *name = file->private_data;
+
+	return simple_read_from_buffer(ubuf, len, ppos, name, strlen(name));
+}
+
+static const struct file_operations next_fops = {
+	.owner	= THIS_MODULE,
+	.open	= next_open,
+	.read	= next_read,
+	.llseek	= default_llseek,
+};
 
 static struct dentry *xr_dir;
 
@@ -605,7 +626,7 @@ static int __init test_crossrelease_init(void)
 	xr_dir = debugfs_create_dir("test_crossrelease", NULL);
 	debugfs_create_file("run", 0600, xr_dir, NULL, &run_fops);
 	debugfs_create_file("features", 0444, xr_dir, NULL, &features_fops);
-	debugfs_create_file("pending", 0444, xr_dir, NULL, &pending_fops);
+	debugfs_create_file("next", 0444, xr_dir, NULL, &next_fops);
 	return 0;
 }
 
