@@ -530,7 +530,11 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 			continue;
 		pr_info("scenario %s: start\n", name);
 		ret = scenarios[i].run(scenarios[i].quiet);
-		pr_info("scenario %s: end (%d)\n", name, ret);
+		if (!ret && xr_userret_quiet.pid)
+			pr_info("scenario %s: continues in the next system call\n",
+				name);
+		else
+			pr_info("scenario %s: end (%d)\n", name, ret);
 		return ret ?: len;
 	}
 	return -ENOENT;
@@ -578,6 +582,7 @@ static int next_open(struct inode *inode, struct file *file)
 	if (xr_userret_quiet.pid && xr_userret_quiet.pid == task_pid_nr(current)) {
 		xr_userret_quiet.pid = 0;
 		userret_second(&xr_userret_quiet);
+		pr_info("scenario userret_quiet: end (0)\n");
 		file->private_data = "userret_quiet\n";
 	}
 	return 0;
