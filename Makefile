@@ -10,8 +10,12 @@
 #   make torture  lockdep selftests, locktorture/rcutorture, KASAN, debug
 #                 objects, small tables, lifecycle faults; build/torture/table.md
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
-# kernel command line arguments for the guest boot.
+# kernel command line arguments for the guest boot.  ARCH=arm64 cross-builds
+# and boots the arm64 kernel (build/out-<V>-arm64, qemu-system-aarch64
+# -M virt) for demo, test, shell, build and initramfs.
 V ?= xr
+ARCH ?= x86_64
+export ARCH
 ARGS ?=
 S := scripts
 

@@ -22,7 +22,7 @@ while read -r name expect feature from to title; do
 	[ "$feature" = lockdep ] || grep -q "^$feature 1" $xr_dir/features ||
 		echo "(this kernel does not track $feature: no report expected here)"
 	before=$(dmesg | wc -l)
-	sh -c "echo $name > $xr_dir/run"	# a process of its own, see the module
+	sh -c "$(scenario_cmd "$name")"	# a process of its own, see the module
 	dmesg | tail -n +$((before + 1))
 	echo "---------------- expected: $expect; lockdep on (debug_locks): $(lockdep_stat debug_locks)"
 done

@@ -20,7 +20,10 @@
  * reported and lockdep stays on, so the scenarios run one after another
  * in one boot; "abba", a plain lockdep report, switches lockdep off and
  * goes last.  Write each name from a process of its own ("sh -c 'echo
- * seed3 > run'").
+ * seed3 > run'").  "userret_quiet" takes two system calls of one process:
+ * after the write, opening "next" plays its second half (and reading it
+ * gives the scenario's name); see scenario_cmd in the kselftest's
+ * ktap_helpers.sh.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -421,6 +424,73 @@ static int scenario_abba(bool quiet)
 	return 0;
 }
 
+/*
+ * The user-return boundary: what a task acquired in one system call is not
+ * on the path to what it releases in a later one.  "userret" plays in one
+ * system call: lockdep learns "mutex -> completion" (a kthread waits for
+ * the completion holding the mutex), a kthread waits for the completion
+ * again, the writer takes and releases the mutex and completes it: the
+ * commit adds "completion -> mutex" and closes the cycle.  "userret_quiet"
+ * plays the same in two system calls of one task, the complete() in the
+ * second: the return to user space in between (lockdep_sys_exit(), on
+ * each architecture's way back to user mode) starts a new context
+ * instance, so the mutex is not committed.  Without that hook it reports.
+ * The second half runs in the open() of "next", which holds no lock: the
+ * write() of the first half holds sb_writers when it takes the mutex, and
+ * a second write() would commit sb_writers, a cycle of its own.
+ */
+struct userret {
+	struct mutex mutex;		/* held by the first waiter, taken by the writer */
+	struct completion done;		/* waited for twice, completed by the writer */
+	struct waiter w;
+	pid_t pid;		/* owes the second half, or 0 */
+};
+
+static struct userret xr_userret, xr_userret_quiet;
+
+static int userret_first(struct userret *u)
+{
+	int ret;
+
+	reinit_completion(&u->done);
+	ret = start_waiter(&u->w, &u->done, &u->mutex);
+	if (ret)
+		return ret;
+	complete(&u->done);
+	stop_waiter(&u->w);
+
+	reinit_completion(&u->done);
+	ret = start_waiter(&u->w, &u->done, NULL);
+	if (ret)
+		return ret;
+	mutex_lock(&u->mutex);
+	mutex_unlock(&u->mutex);
+	return 0;
+}
+
+static void userret_second(struct userret *u)
+{
+	complete(&u->done);
+	stop_waiter(&u->w);
+}
+
+static int scenario_userret(bool quiet)
+{
+	struct userret *u = quiet ? &xr_userret_quiet : &xr_userret;
+	int ret;
+
+	if (u->pid)
+		return -EBUSY;
+	ret = userret_first(u);
+	if (ret)
+		return ret;
+	if (quiet)
+		u->pid = task_pid_nr(current);	/* back to user space */
+	else
+		userret_second(u);
+	return 0;
+}
+
 struct scenario {
 	const char *name;
 	int (*run)(bool quiet);
@@ -438,6 +508,8 @@ static const struct scenario scenarios[] = {
 	{ "seed3_quiet",	scenario_seed3,		true },
 	{ "article",		scenario_article,	false },
 	{ "article_quiet",	scenario_article,	true },
+	{ "userret",		scenario_userret,	false },
+	{ "userret_quiet",	scenario_userret,	true },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
@@ -458,7 +530,11 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 			continue;
 		pr_info("scenario %s: start\n", name);
 		ret = scenarios[i].run(scenarios[i].quiet);
-		pr_info("scenario %s: end (%d)\n", name, ret);
+		if (!ret && xr_userret_quiet.pid)
+			pr_info("scenario %s: continues in the next system call\n",
+				name);
+		else
+			pr_info("scenario %s: end (%d)\n", name, ret);
 		return ret ?: len;
 	}
 	return -ENOENT;
@@ -496,6 +572,37 @@ static int features_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(features);
 
+/*
+ * Opening "next" plays the next part of the scenario that the opening task
+ * started in an earlier system call, if any; reading it gives its name.
+ */
+static int next_open(struct inode *inode, struct file *file)
+{
+	file->private_data = "";
+	if (xr_userret_quiet.pid && xr_userret_quiet.pid == task_pid_nr(current)) {
+		xr_userret_quiet.pid = 0;
+		userret_second(&xr_userret_quiet);
+		pr_info("scenario userret_quiet: end (0)\n");
+		file->private_data = "userret_quiet\n";
+	}
+	return 0;
+}
+
+static ssize_t next_read(struct file *file, char __user *ubuf, size_t len,
+			 loff_t *ppos)
+{
+	const char *name = file->private_data;
+
+	return simple_read_from_buffer(ubuf, len, ppos, name, strlen(name));
+}
+
+static const struct file_operations next_fops = {
+	.owner	= THIS_MODULE,
+	.open	= next_open,
+	.read	= next_read,
+	.llseek	= default_llseek,
+};
+
 static struct dentry *xr_dir;
 
 static int __init test_crossrelease_init(void)
@@ -504,6 +611,10 @@ static int __init test_crossrelease_init(void)
 	init_completion(&xr_demo.done);
 	mutex_init(&xr_quiet.mutex);
 	init_completion(&xr_quiet.done);
+	mutex_init(&xr_userret.mutex);
+	init_completion(&xr_userret.done);
+	mutex_init(&xr_userret_quiet.mutex);
+	init_completion(&xr_userret_quiet.done);
 
 	/* one mutex_init() line per instance: a class per instance */
 	mutex_init(&xr_seed1.mutex);
@@ -520,12 +631,15 @@ static int __init test_crossrelease_init(void)
 	xr_dir = debugfs_create_dir("test_crossrelease", NULL);
 	debugfs_create_file("run", 0600, xr_dir, NULL, &run_fops);
 	debugfs_create_file("features", 0444, xr_dir, NULL, &features_fops);
+	debugfs_create_file("next", 0444, xr_dir, NULL, &next_fops);
 	return 0;
 }
 
 static void __exit test_crossrelease_exit(void)
 {
 	debugfs_remove_recursive(xr_dir);
+	if (xr_userret_quiet.pid)
+		userret_second(&xr_userret_quiet);
 }
 
 module_init(test_crossrelease_init);

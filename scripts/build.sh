@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Configure (when fragments or series changed) and build a kernel variant.
 #   build.sh [plain|xr|soak|noproc|torture|tables|kcsan] -> build/out-<variant>/arch/x86/boot/bzImage
-# plain and xr start from allnoconfig; soak (make soak) from x86_64
+#   ARCH=arm64 build.sh [plain|xr] -> build/out-<variant>-arm64/arch/arm64/boot/Image
+#   (cross-built with Debian's gcc-aarch64-linux-gnu)
+# plain and xr start from allnoconfig, with configs/<ARCH>.config after
+# debug.config (the architecture's console, interrupt controller, ...); soak (make soak) from x86_64
 # defconfig + the tree's kernel/configs/kvm_guest.config; noproc is xr
 # without /proc (CONFIG_PROC_FS=n), built only to show that it links;
 # torture (make torture) is xr with lockdep's selftests, the torture
@@ -13,40 +16,42 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=${1:-xr}
 BASE=allnoconfig; TFRAGS=()
+DBG=(configs/debug.config "configs/$ARCH.config")
+case $V in plain|xr) ;; *) [ "$ARCH" = x86_64 ] || die "variant $V: x86_64 only" ;; esac
 case $V in
-plain) FRAGS=(configs/debug.config) ;;
-xr)    FRAGS=(configs/debug.config configs/crossrelease.config) ;;
+plain) FRAGS=("${DBG[@]}") ;;
+xr)    FRAGS=("${DBG[@]}" configs/crossrelease.config) ;;
 soak)  FRAGS=(configs/soak.config); BASE=defconfig; TFRAGS=(kernel/configs/kvm_guest.config) ;;
-noproc) FRAGS=(configs/debug.config configs/crossrelease.config configs/noproc.config) ;;
-torture) FRAGS=(configs/debug.config configs/crossrelease.config configs/torture.config) ;;
-kcsan)  FRAGS=(configs/debug.config configs/crossrelease.config configs/kcsan.config) ;;
+noproc) FRAGS=("${DBG[@]}" configs/crossrelease.config configs/noproc.config) ;;
+torture) FRAGS=("${DBG[@]}" configs/crossrelease.config configs/torture.config) ;;
+kcsan)  FRAGS=("${DBG[@]}" configs/crossrelease.config configs/kcsan.config) ;;
 tables) [ -f "$BUILD/tables.config" ] || die "tables: write build/tables.config first (scripts/torture.sh does)"
-	FRAGS=(configs/debug.config configs/crossrelease.config build/tables.config) ;;
+	FRAGS=("${DBG[@]}" configs/crossrelease.config build/tables.config) ;;
 *)     die "unknown variant '$V' (plain|xr|soak|noproc|torture|tables|kcsan)" ;;
 esac
-OUT=$BUILD/out-$V
+OUT=$BUILD/out-$V$ASUF
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 # Paths relative to build/ so that clones of the repo share one cache.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
-KMAKE=(make -C "$TREE" O="$OUT" -j2 CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=xr KBUILD_BUILD_HOST=workbench)
+KMAKE=(make -C "$TREE" O="$OUT" -j2 ARCH=$KARCH CROSS_COMPILE=$CROSS CC="ccache ${CROSS}gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=xr KBUILD_BUILD_HOST=workbench)
 mkdir -p "$OUT" "$CCACHE_DIR"
 
 # Everything below holds the shared kernel build lock.
 exec 9>"$KLOCK"
-say "build[$V]: waiting for $KLOCK" ; flock 9
-say "build[$V]: got build lock"
+say "build[$V$ASUF]: waiting for $KLOCK" ; flock 9
+say "build[$V$ASUF]: got build lock"
 
 cfgstamp=$( { cd "$ROOT"; cat "${FRAGS[@]}"; cat "$BUILD/tree.stamp" 2>/dev/null
 	[ $BASE = allnoconfig ] || echo "$BASE ${TFRAGS[*]}"; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.xr-config.stamp" 2>/dev/null)" != "$cfgstamp" ]; then
-	say "build[$V]: configuring ($BASE + ${TFRAGS[*]} ${FRAGS[*]})"
+	say "build[$V$ASUF]: configuring ($BASE + ${TFRAGS[*]} ${FRAGS[*]})"
 	rm -f "$OUT/.xr-config.stamp"
 	if [ $BASE = allnoconfig ]; then
-		(cd "$TREE" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -n -O "$OUT" \
+		(cd "$TREE" && export ARCH=$KARCH CROSS_COMPILE=$CROSS && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -n -O "$OUT" \
 			"${FRAGS[@]/#/$ROOT/}" >"$OUT/merge.log" 2>&1) || { cat "$OUT/merge.log"; die "merge_config failed"; }
 	else
 		"${KMAKE[@]}" -s "$BASE"
-		(cd "$TREE" && scripts/kconfig/merge_config.sh -m -O "$OUT" "$OUT/.config" \
+		(cd "$TREE" && export ARCH=$KARCH CROSS_COMPILE=$CROSS && scripts/kconfig/merge_config.sh -m -O "$OUT" "$OUT/.config" \
 			"${TFRAGS[@]}" "${FRAGS[@]/#/$ROOT/}" >"$OUT/merge.log" 2>&1) || { cat "$OUT/merge.log"; die "merge_config failed"; }
 	fi
 	"${KMAKE[@]}" -s olddefconfig
@@ -77,9 +82,9 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.xr-config.stamp" 2>/dev/null)" != 
 	done
 	[ $bad = 0 ] || die "config fragments did not apply (see above) for variant $V"
 	echo "$cfgstamp" > "$OUT/.xr-config.stamp"
-	say "build[$V]: config verified"
+	say "build[$V$ASUF]: config verified"
 fi
 
-say "build[$V]: make bzImage modules (-j2, ccache in $CCACHE_DIR)"
-"${KMAKE[@]}" -s bzImage modules
-say "build[$V]: done: $OUT/arch/x86/boot/bzImage"
+say "build[$V$ASUF]: make $KTARGET modules (-j2, ccache in $CCACHE_DIR)"
+"${KMAKE[@]}" -s $KTARGET modules
+say "build[$V$ASUF]: done: $OUT/$KIMAGE"

@@ -9,3 +9,23 @@ GIT_ID=(-c user.name="Crossrelease Dev" -c user.email="dev@crossrelease.invalid"
 say() { echo ">> $*"; }
 warn() { echo "!! WARNING: $*" >&2; }
 die() { echo "!! ERROR: $*" >&2; exit 1; }
+
+# Target architecture (make ARCH=arm64 ...): x86_64 (default) or arm64.
+# x86_64 keeps its historic names (build/out-<variant>, logs <variant>-*);
+# other architectures add a suffix (build/out-<variant>-arm64, ...).
+ARCH=${ARCH:-x86_64}
+case $ARCH in
+x86_64|x86)
+	ARCH=x86_64; KARCH=x86; CROSS=""; ASUF=""
+	KTARGET=bzImage; KIMAGE=arch/x86/boot/bzImage; CONSOLE=ttyS0
+	QEMU=(qemu-system-x86_64 -machine accel=tcg -cpu max) ;;
+arm64|aarch64)
+	ARCH=arm64; KARCH=arm64; CROSS=aarch64-linux-gnu-; ASUF=-arm64
+	KTARGET=Image; KIMAGE=arch/arm64/boot/Image; CONSOLE=ttyAMA0
+	QEMU=(qemu-system-aarch64 -machine virt,accel=tcg -cpu cortex-a57)
+	# the guest's user space (busybox, mke2fs, timeout, their libraries):
+	# Debian's arm64 packages, extracted by deps.sh
+	SYSROOT=$BUILD/arm64-root ;;
+*)
+	die "unsupported ARCH '$ARCH' (x86_64 or arm64)" ;;
+esac

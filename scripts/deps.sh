@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Install the Debian packages the workbench needs (skips apt if all present)
-# and verify the pinned base kernel tarball.
+# and verify the pinned base kernel tarball.  ARCH=arm64 adds the cross
+# compiler and qemu-system-aarch64, and extracts Debian's arm64 packages
+# of the guest's user space (busybox-static, e2fsprogs, coreutils' timeout,
+# their libraries) into build/arm64-root (dpkg --add-architecture arm64).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 PKGS=(qemu-system-x86 busybox-static ccache flex bison bc libelf-dev libssl-dev
       cpio xz-utils rsync kmod python3 perl e2fsprogs util-linux gcc make git)
+[ "$ARCH" = arm64 ] && PKGS+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm)
+# arm64 guest user space: downloaded and extracted, not installed
+GUEST_DEBS=(busybox-static e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1 libc6 coreutils)
 installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
 
 missing=()
@@ -36,6 +42,21 @@ else
 			$SUDO apt-get install -y -q --no-install-recommends "$PKG"
 		fi
 	fi
+fi
+
+if [ "$ARCH" = arm64 ] && [ ! -f "$SYSROOT/.done" ]; then
+	[ "$(id -u)" = 0 ] && SUDO="" || SUDO=sudo
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		say "deps: dpkg --add-architecture arm64; apt-get update"
+		$SUDO dpkg --add-architecture arm64
+		$SUDO apt-get update -q
+	fi
+	say "deps: arm64 guest user space: apt-get download ${GUEST_DEBS[*]/%/:arm64}"
+	rm -rf "$SYSROOT" "$BUILD/arm64-debs"; mkdir -p "$BUILD/arm64-debs"
+	(cd "$BUILD/arm64-debs" && apt-get download -q "${GUEST_DEBS[@]/%/:arm64}")
+	for d in "$BUILD"/arm64-debs/*.deb; do dpkg-deb -x "$d" "$SYSROOT"; done
+	touch "$SYSROOT/.done"
+	say "deps: extracted into $SYSROOT"
 fi
 
 [ -f "$TARBALL" ] || die "$TARBALL missing after install"

@@ -12,17 +12,18 @@
 #     crossrelease.max_reports=0 (the one-shot mode);
 #   - each scenario marked "alone" in the kselftest's "scenarios" file;
 #   - the kselftests once more with folio-lock tracking off.
-#   test.sh <variant> [extra kernel args...]
+#   test.sh <variant> [extra kernel args...]     (ARCH=arm64: the arm64 kernel)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=${1:-xr}; shift || true
+L=$V$ASUF	# log names: xr-..., xr-arm64-...
 LOGS=$BUILD/logs
-ALL=$LOGS/$V-test-all.log
+ALL=$LOGS/$L-test-all.log
 ST=$ROOT/tools/testing/selftests/crossrelease
 
-say "test: crossrelease KUnit suites and kselftests: one boot"
+say "test[$ARCH]: crossrelease KUnit suites and kselftests: one boot"
 bash "$ROOT/scripts/boot.sh" "$V" test "kunit.filter_glob=crossrelease*" "$@"
-cp "$LOGS/$V-test.log" "$ALL"
+cp "$LOGS/$L-test.log" "$ALL"
 
 # A boot of its own: a boot that does not finish (a hang, or TCG stalling
 # on a loaded host) is retried once, then counted as a failed case.
@@ -38,18 +39,18 @@ own_boot() { # what, log name, boot.sh args...
 	fi
 }
 
-own_boot "lockdep_capture (ends with a plain report)" "$V-capture" \
+own_boot "lockdep_capture (ends with a plain report)" "$L-capture" \
 	kunit kunit.filter_glob=lockdep_capture "$@"
-own_boot "dma_fence_annotation (a plain report)" "$V-annotation" \
+own_boot "dma_fence_annotation (a plain report)" "$L-annotation" \
 	kunit kunit.filter_glob=dma_fence_annotation "$@"
-own_boot "crossrelease.max_reports=0" "$V-oneshot" \
+own_boot "crossrelease.max_reports=0" "$L-oneshot" \
 	kunit kunit.filter_glob=crossrelease.xr_cycle_reported crossrelease.max_reports=0 "$@"
 alone=$(awk '!/^#/ && $2 == "alone" { print $1 }' "$ST/scenarios")
 for s in $alone; do
-	own_boot "scenario $s" "$V-scenario-$s" \
+	own_boot "scenario $s" "$L-scenario-$s" \
 		/xr/kselftest/crossrelease/run_scenarios.sh kunit.enable=0 "xr.args=$s" "$@"
 done
-own_boot "lockdep_pagelock=off" "$V-pagelock_off" \
+own_boot "lockdep_pagelock=off" "$L-pagelock_off" \
 	/xr/pagelock_off.sh lockdep_pagelock=off kunit.enable=0 "$@"
 
 # A suite that is not built (an option lost in a config change) prints no

@@ -40,6 +40,17 @@ lockdep_stat() {
 	awk -F: -v k="$1" '$1 ~ k { gsub(/ /, "", $2); print $2 }' /proc/lockdep_stats
 }
 
+# scenario_cmd NAME: the shell command that plays a scenario of the
+# test_crossrelease module: NAME written to its "run" file; then, for a
+# scenario played over several system calls of one process (userret_quiet),
+# its "next" file opened (which plays the next part, in a system call that
+# holds no lock) while reading it gives NAME.  Run it as a process of its
+# own:  sh -c "$(scenario_cmd NAME)"
+scenario_cmd() {
+	d=/sys/kernel/debug/test_crossrelease
+	echo "echo $1 > $d/run && while read -r p < $d/next && [ \"\$p\" = $1 ]; do :; done"
+}
+
 # Lockdep reports once per boot: a test that needs it on must find it on.
 require_lockdep_on() {
 	[ -r /proc/lockdep_stats ] || ktap_skip_all "no /proc/lockdep_stats (CONFIG_PROVE_LOCKING)"

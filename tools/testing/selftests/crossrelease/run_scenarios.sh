@@ -123,8 +123,8 @@ run_one() {
 	fi
 	mark=$(dmesg | wc -l)
 	# a process of its own: it exits with whatever lockdep thinks it holds
-	t_check "scenario ran to its end (echo $name > $dbg/run)" \
-		sh -c "echo $name > $dbg/run"
+	t_check "scenario ran to its end (echo $name > $dbg/run; dmesg has 'scenario $name: end (0)')" \
+		sh -c "$(scenario_cmd "$name") && dmesg | tail -n +$((mark + 1)) | grep -qF 'scenario $name: end (0)'"
 	cls_from=${from%\*}
 	cls_to=${to%\*}
 	if [ "$expect" != quiet ]; then
