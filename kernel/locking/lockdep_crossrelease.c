@@ -243,7 +243,9 @@ static struct xr_stack_slot xr_stacks[XR_STACK_SIZE];
 static struct xr_stack_slot *xr_stack_slot(unsigned int class_idx,
 					   unsigned long ip, int probe)
 {
-	unsigned long h = hash_long(ip ^ ((unsigned long)class_idx << 48),
+	/* the class index in the top bits, which a kernel ip varies least */
+	unsigned long h = hash_long(ip ^ ((unsigned long)class_idx <<
+					  (BITS_PER_LONG - MAX_LOCKDEP_KEYS_BITS)),
 				    XR_STACK_BITS);
 
 	return &xr_stacks[(h + probe) & (XR_STACK_SIZE - 1)];
