@@ -120,7 +120,7 @@ for n in 0 1 10 100 1000; do
 	echo release > $knob
 done
 # what the in-flight runs wrote and skipped (stats above predate them)
-grep -E "commits|deps|not written|overwritten|stacks" /proc/lockdep_stats 2>/dev/null |
+grep -E "commits|deps|not written|overwritten|stacks|reports|debug_locks" /proc/lockdep_stats 2>/dev/null |
 	sed 's/^/BENCH LOCKDEP_END /' || true
 echo "BENCH guest_ms $(( $(ms) - t_start ))"
 rmmod bench_crossrelease

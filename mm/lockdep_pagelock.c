@@ -319,6 +319,7 @@ EXPORT_SYMBOL_GPL(lockdep_folio_acquire);
 void lockdep_folio_release(struct folio *folio, bool commit, unsigned long ip)
 {
 	struct cross_owner owner;
+	struct lockdep_map *map;
 
 	if (!lockdep_pagelock_enabled())
 		return;
@@ -330,10 +331,9 @@ void lockdep_folio_release(struct folio *folio, bool commit, unsigned long ip)
 	if (!folio_take_owner(&folio->page, &owner))
 		return;
 	/* the class is looked up only for an unlock that commits something */
-	if (commit && crosslock_owner_commit_needed(&owner))
-		crosslock_owner_release(folio_lock_class(folio), &owner, true);
-	else
-		crosslock_owner_release(&pagelock_map, &owner, false);
+	map = commit && crosslock_owner_commit_needed(&owner) ?
+	      folio_lock_class(folio) : &pagelock_map;
+	crosslock_owner_release(map, &owner, commit);
 }
 EXPORT_SYMBOL_GPL(lockdep_folio_release);
 

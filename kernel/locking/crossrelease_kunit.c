@@ -321,6 +321,27 @@ static void xr_nested_after_acquire_reported(struct kunit *test)
 	lockdep_kunit_reset();
 }
 
+/* The repeat cases start with M -> X known and entries being written. */
+static void repeat_setup(struct xr_ctx *ctx)
+{
+	lock_acquire_crosslock(&ctx->z, 1, XR_IP);	/* entries are written */
+	wait_under_m(ctx);				/* M -> X */
+	lock_release_crosslock(&ctx->x, XR_IP);
+}
+
+/* ... and end with X committed: X -> M, if M was written, is a cycle. */
+static void repeat_expect_cycle(struct kunit *test, struct xr_ctx *ctx)
+{
+	lock_commit_crosslock(&ctx->x);
+	lock_release_crosslock(&ctx->x, XR_IP);
+	lock_release_crosslock(&ctx->z, XR_IP);
+
+	expect_seen(test, ctx, CIRCULAR);
+	expect_seen(test, ctx, "(xr_test_M)");
+	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	lockdep_kunit_reset();
+}
+
 /*
  * M taken again after X was acquired, like the entry before it but a
  * generation later: it must be written for the commit to find X -> M.
@@ -330,21 +351,11 @@ static void xr_repeat_after_acquire_reported(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 
 	lockdep_kunit_expect_xr_report(test);
-
-	lock_acquire_crosslock(&ctx->z, 1, XR_IP);	/* entries are written */
-	wait_under_m(ctx);				/* M -> X */
-	lock_release_crosslock(&ctx->x, XR_IP);
+	repeat_setup(ctx);
 	take_m(ctx);
 	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
 	take_m(ctx);
-	lock_commit_crosslock(&ctx->x);			/* X -> M: a cycle */
-	lock_release_crosslock(&ctx->x, XR_IP);
-	lock_release_crosslock(&ctx->z, XR_IP);
-
-	expect_seen(test, ctx, CIRCULAR);
-	expect_seen(test, ctx, "(xr_test_M)");
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
-	lockdep_kunit_reset();
+	repeat_expect_cycle(test, ctx);
 }
 
 /*
@@ -357,23 +368,13 @@ static void xr_repeat_in_new_section_reported(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 
 	lockdep_kunit_expect_xr_report(test);
-
-	lock_acquire_crosslock(&ctx->z, 1, XR_IP);	/* entries are written */
-	wait_under_m(ctx);				/* M -> X */
-	lock_release_crosslock(&ctx->x, XR_IP);
+	repeat_setup(ctx);
 	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
 	take_m(ctx);
 	crosslock_bound_begin();
 	take_m(ctx);
-	lock_commit_crosslock(&ctx->x);			/* X -> M: a cycle */
-	lock_release_crosslock(&ctx->x, XR_IP);
+	repeat_expect_cycle(test, ctx);
 	crosslock_bound_end();
-	lock_release_crosslock(&ctx->z, XR_IP);
-
-	expect_seen(test, ctx, CIRCULAR);
-	expect_seen(test, ctx, "(xr_test_M)");
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
-	lockdep_kunit_reset();
 }
 
 /* A trylock never waits, so it is never a dependency. */

@@ -512,9 +512,8 @@ static bool xr_hist_redundant(struct task_struct *curr,
 		return false;
 	if (e->class_idx == hlock->class_idx && e->ip == hlock->acquire_ip &&
 	    e->flags == (hlock->read & XR_HIST_READ_MASK)) {
+		/* process-context repeats stop in xr_hist_repeats() */
 		xr_counter_inc(XR_COUNTER_HIST_REPEATED);
-		if (!e->irq_context)
-			xr_repeat_remember(xt, hlock, gen);
 		return true;
 	}
 	if (curr->lockdep_depth < 2 || e->class_idx != below->class_idx ||
@@ -1255,8 +1254,9 @@ EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
  * crosslock_owner_commit_needed - has the release of @o anything to commit?
  * @o: the state of an owned crosslock instance
  *
- * Most unlocks follow their lock with no acquisition in between: then the
- * primitive may skip looking up its class and release with @commit false.
+ * Most unlocks follow their lock with no acquisition in between: then
+ * crosslock_owner_release() does not use its @map, which the primitive
+ * need not look up.
  *
  * Return: false if the current context acquired nothing since @o was
  * acquired, or if @o is not tracked.
@@ -1265,12 +1265,8 @@ bool crosslock_owner_commit_needed(const struct cross_owner *o)
 {
 	unsigned int gen = READ_ONCE(o->gen);
 
-	if (!xr_enabled || !gen)
-		return false;
-	if (xr_hist_written_since(current, xr_owner_gen(gen)))
-		return true;
-	xr_counter_inc(XR_COUNTER_COMMITS);
-	return false;
+	return xr_enabled && gen &&
+	       xr_hist_written_since(current, xr_owner_gen(gen));
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_commit_needed);
 
