@@ -39,12 +39,17 @@ own_boot() { # what, log name, boot.sh args...
 	fi
 }
 
+# The report is the last case of these boots: lockdep stays off after it
+# (lockdep_kunit.rearm=0), since re-arming races with other tasks that
+# took a lock while it was off ("bad unlock balance"); make kunit, one
+# boot for every suite, re-arms.
 own_boot "lockdep_capture (ends with a plain report)" "$L-capture" \
-	kunit kunit.filter_glob=lockdep_capture "$@"
+	kunit kunit.filter_glob=lockdep_capture lockdep_kunit.rearm=0 "$@"
 own_boot "dma_fence_annotation (a plain report)" "$L-annotation" \
-	kunit kunit.filter_glob=dma_fence_annotation "$@"
+	kunit kunit.filter_glob=dma_fence_annotation lockdep_kunit.rearm=0 "$@"
 own_boot "crossrelease.max_reports=0" "$L-oneshot" \
-	kunit kunit.filter_glob=crossrelease.xr_cycle_reported crossrelease.max_reports=0 "$@"
+	kunit kunit.filter_glob=crossrelease.xr_cycle_reported crossrelease.max_reports=0 \
+	lockdep_kunit.rearm=0 "$@"
 alone=$(awk '!/^#/ && $2 == "alone" { print $1 }' "$ST/scenarios")
 for s in $alone; do
 	own_boot "scenario $s" "$L-scenario-$s" \

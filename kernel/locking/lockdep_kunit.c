@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 #include <linux/console.h>
 #include <linux/debug_locks.h>
+#include <linux/initrd.h>
 #include <linux/kmsg_dump.h>
 #include <linux/limits.h>
 #include <linux/lockdep.h>
@@ -201,6 +202,27 @@ static void lockdep_kunit_xr_reset(void) { }
 EXPORT_SYMBOL_GPL(lockdep_kunit_xr_goes_on);
 
 /**
+ * lockdep_kunit_quiesce - let boot-time async work finish
+ *
+ * Built-in suites run while the initramfs is still being unpacked by an
+ * async worker (in a domain of its own, which async_synchronize_full()
+ * does not wait for) and async probes may still run.  A lock such work
+ * takes while lockdep is off after a report and releases after
+ * lockdep_kunit_reset() re-armed it is reported as a "bad unlock
+ * balance", which switches lockdep off again.  Called before a case
+ * provokes a report that switches lockdep off, and again before re-arming.
+ *
+ * Context: process context, might sleep.
+ */
+void lockdep_kunit_quiesce(void)
+{
+	might_sleep();
+	wait_for_initramfs();
+	async_synchronize_full();
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_quiesce);
+
+/**
  * lockdep_kunit_reset - re-arm lockdep after an expected report
  *
  * A crossrelease report leaves lockdep on: then only the report budget
@@ -240,11 +262,8 @@ void lockdep_kunit_reset(void)
 	if (!rearm)
 		return;
 	WARN_ON_ONCE(lockdep_depth(current));
-	/*
-	 * Boot-time async work (unpacking the initramfs) may hold locks
-	 * taken while lockdep was off: let it finish before re-arming.
-	 */
-	async_synchronize_full();
+	/* boot-time work may hold locks taken while lockdep was off */
+	lockdep_kunit_quiesce();
 	if (!READ_ONCE(debug_locks)) {
 		console_lock();		/* let the report reach the console */
 		console_unlock();

@@ -29,18 +29,21 @@ void lockdep_kunit_capture_start(struct lockdep_capture *c);
 bool lockdep_kunit_report_seen(struct lockdep_capture *c, const char *needle);
 unsigned int lockdep_kunit_count(struct lockdep_capture *c, const char *needle);
 bool lockdep_kunit_any_report(struct lockdep_capture *c);
+void lockdep_kunit_quiesce(void);
 void lockdep_kunit_reset(void);
 bool lockdep_kunit_reports_enabled(void);
 bool lockdep_kunit_rearms(void);
 
 /*
  * First statement of a case that expects a report: skipped when booted
- * with lockdep_kunit.reports=0, because lockdep reports once per boot.
+ * with lockdep_kunit.reports=0, because lockdep reports once per boot;
+ * otherwise waits for boot-time async work (lockdep_kunit_quiesce()).
  */
 #define lockdep_kunit_expect_report(test)				\
 do {									\
 	if (!lockdep_kunit_reports_enabled())				\
 		kunit_skip(test, "expects a report: runs in its own boot"); \
+	lockdep_kunit_quiesce();					\
 } while (0)
 bool lockdep_kunit_is_on(void);
 void lockdep_kunit_until_waiting(struct completion *c, int nr);
