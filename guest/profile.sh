@@ -32,6 +32,6 @@ perf report -i /tmp/perf.data --stdio --no-children --sort sym -g none \
 perf report -i /tmp/perf.data --stdio --no-children --sort sym -g none \
 	2>/dev/null | grep '%' | grep -v '^#' > /tmp/syms
 share() { grep -E "$1" /tmp/syms | awk '{s += $1} END {printf "%.1f%%", s}'; }
-echo "PROFILE share crossrelease (xr_*, crosslock_*, lockdep_*folio*): $(share '\] (xr_|__xr_|crosslock_|lockdep_folio|lockdep_xr|lock_acquire_crosslock|lock_release_crosslock|folio_swap_owner|folio_lock_class|aops_class)')"
+echo "PROFILE share crossrelease (xr_*, crosslock_*, crosslock_folio*): $(share '\] (xr_|__xr_|crosslock_|crosslock_folio|lockdep_xr|crosslock_acquire|crosslock_release|folio_swap_owner|folio_lock_class|aops_class)')"
 echo "PROFILE share lockdep (lock_acquire, __lock_acquire, lock_release, ...): $(share '\] (lock_acquire|__lock_acquire|lock_release|__lock_release|lock_is_held_type|mark_lock|check_prev|validate_chain|lookup_chain|hlock_class|__bfs|check_noncircular|lockdep_|debug_lockdep|find_held_lock|match_held_lock|lock_acquired|lock_contended|add_chain|mark_usage|mark_held_locks|check_flags|lockdep_hardirqs)')"
 umount /tmp/xbm && losetup -d "$dev"

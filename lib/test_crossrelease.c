@@ -1,29 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Deadlock scenarios for lockdep crossrelease, run one at a time on
- * request, with the kernel's ordinary API only: mutexes, completions,
- * folio locks, kthreads, work items and timers.
+ * Deadlock scenarios for lockdep crossrelease, run one at a time on request,
+ * with the kernel's ordinary API only: mutexes, completions, folio locks,
+ * kthreads, work items and timers.
  *
- *   echo seed3 > /sys/kernel/debug/test_crossrelease/run
+ *   echo completion_wait_under_mutex > /sys/kernel/debug/test_crossrelease/run
  *   cat /sys/kernel/debug/test_crossrelease/run        (the names)
  *   cat /sys/kernel/debug/test_crossrelease/features   (what is tracked)
  *
- * Each scenario has a quiet twin ("seed3_quiet"): the same contexts and
- * locks, ordered so that no deadlock is possible, on classes of its own.
- * The scenarios, and what each must show, are listed in
+ * Each scenario has a quiet twin ("completion_wait_under_mutex_quiet"): the
+ * same contexts and locks, ordered so that no deadlock is possible, on
+ * classes of its own. The scenarios, and what each must show, are listed in
  * tools/testing/selftests/crossrelease/scenarios, which run_scenarios.sh
  * there (a kselftest) and the workbench's demo read.
  *
- * A scenario never deadlocks: lockdep reports cycles that did not happen,
- * so each one first lets lockdep learn one half of the cycle in a run that
+ * A scenario never deadlocks: lockdep reports cycles that did not happen, so
+ * each one first lets lockdep learn one half of the cycle in a run that
  * cannot hang, then plays the other half.  A cycle through a crosslock is
- * reported and lockdep stays on, so the scenarios run one after another
- * in one boot; "abba", a plain lockdep report, switches lockdep off and
- * goes last.  Write each name from a process of its own ("sh -c 'echo
- * seed3 > run'").  "userret_quiet" takes two system calls of one process:
- * after the write, opening "next" plays its second half (and reading it
- * gives the scenario's name); see scenario_cmd in the kselftest's
- * ktap_helpers.sh.
+ * reported and lockdep stays on, so the scenarios run one after another in
+ * one boot; "abba", a plain lockdep report, switches lockdep off and goes
+ * last.  Write each name from a process of its own ("sh -c 'echo
+ * completion_wait_under_mutex > run'").  "userret_quiet" takes two system
+ * calls of one process: after the write, opening "next" plays its second
+ * half (and reading it gives the scenario's name); see scenario_cmd in the
+ * kselftest's ktap_helpers.sh.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,12 +43,12 @@
 #include <linux/workqueue.h>
 
 /* A scenario and its quiet twin use classes of their own. */
-struct seed3 {
+struct completion_scenario {
 	struct mutex mutex;		/* held by A while it waits, taken by B */
 	struct completion done;		/* waited for by A, completed by B */
 };
 
-static struct seed3 xr_demo, xr_quiet;
+static struct completion_scenario xr_completion_wait, xr_completion_wait_quiet;
 
 /*
  * The page-lock scenarios: mutex "A" and the lock of folio "B".  The folios
@@ -58,13 +58,13 @@ static struct seed3 xr_demo, xr_quiet;
 struct xr_page {
 	struct mutex mutex;		/* A */
 	struct folio *folio;		/* B, locked with folio_lock() */
-	struct work_struct work;	/* context Z of "article" */
-	struct timer_list timer;	/* unlocks B in softirq, "article" */
+	struct work_struct work;	/* context Z of "folio_unlock_from_work" */
+	struct timer_list timer;	/* unlocks B in softirq, "folio_unlock_from_work" */
 };
 
-static struct xr_page xr_seed1, xr_seed1_quiet;
-static struct xr_page xr_seed2, xr_seed2_quiet;
-static struct xr_page xr_article, xr_article_quiet;
+static struct xr_page xr_folio_abba, xr_folio_abba_quiet;
+static struct xr_page xr_folio_wait, xr_folio_wait_quiet;
+static struct xr_page xr_folio_work, xr_folio_work_quiet;
 
 /* --- Helpers: a waiter kthread and a way to know it waits --- */
 
@@ -111,7 +111,7 @@ static void stop_waiter(struct waiter *w)
 /* The completer is a kthread that exits afterwards: the report names it. */
 static int take_mutex_and_complete(void *data)
 {
-	struct seed3 *s = data;
+	struct completion_scenario *s = data;
 
 	mutex_lock(&s->mutex);
 	mutex_unlock(&s->mutex);
@@ -120,14 +120,15 @@ static int take_mutex_and_complete(void *data)
 }
 
 /*
- * Seed example 3: A holds the mutex and waits for the completion; B takes
- * the mutex before it completes.  Learn "mutex ->
- * completion" with a completer that needs nothing, then let a kthread
- * close the cycle.
+ * A wait under a mutex (the design document's example 3): A holds the mutex
+ * and waits for the completion; B takes the mutex before it completes.
+ * Learn "mutex -> completion" with a completer that needs nothing, then let
+ * a kthread close the cycle.
  */
-static int scenario_seed3(bool quiet)
+static int scenario_completion_wait(bool quiet)
 {
-	struct seed3 *s = quiet ? &xr_quiet : &xr_demo;
+	struct completion_scenario *s = quiet ? &xr_completion_wait_quiet :
+						&xr_completion_wait;
 	struct task_struct *completer;
 	struct waiter w;
 	int ret;
@@ -264,20 +265,20 @@ static void xr_page_end(struct xr_page *p)
  * B, which depends on A taken since, and closes the cycle.  Quiet twin: Y
  * takes the locks in X's order, A then B.
  */
-static int scenario_seed1(bool quiet)
+static int scenario_folio_abba(bool quiet)
 {
-	struct xr_page *p = quiet ? &xr_seed1_quiet : &xr_seed1;
+	struct xr_page *p = quiet ? &xr_folio_abba_quiet : &xr_folio_abba;
 	struct xr_thread x, y;
 	int ret;
 
 	ret = xr_page_begin(p);
 	if (ret)
 		return ret;
-	ret = xr_thread_start(&x, "xr_seed1_x", step_lock_a_then_b, p);
+	ret = xr_thread_start(&x, "xr_folio_abba_x", step_lock_a_then_b, p);
 	if (ret)
 		goto out;
 	xr_thread_stop(&x);
-	ret = xr_thread_start(&y, "xr_seed1_y",
+	ret = xr_thread_start(&y, "xr_folio_abba_y",
 			      quiet ? step_lock_a_then_b : step_lock_b_then_a, p);
 	if (ret)
 		goto out;
@@ -300,9 +301,9 @@ out:
  * unlocks B ("A -> B").  Then X locks B again, and Z takes A and unlocks
  * X's B ("B -> A").  Quiet twin: Y waits for B before it takes A.
  */
-static int scenario_seed2(bool quiet)
+static int scenario_folio_wait(bool quiet)
 {
-	struct xr_page *p = quiet ? &xr_seed2_quiet : &xr_seed2;
+	struct xr_page *p = quiet ? &xr_folio_wait_quiet : &xr_folio_wait;
 	struct xr_thread y, z;
 	int ret;
 
@@ -310,7 +311,7 @@ static int scenario_seed2(bool quiet)
 	if (ret)
 		return ret;
 	folio_lock(p->folio);
-	ret = xr_thread_start(&y, "xr_seed2_y",
+	ret = xr_thread_start(&y, "xr_folio_wait_y",
 			      quiet ? step_lock_b_then_a : step_lock_a_then_b,
 			      p);
 	if (!ret)
@@ -321,7 +322,7 @@ static int scenario_seed2(bool quiet)
 	xr_thread_stop(&y);
 
 	folio_lock(p->folio);
-	ret = xr_thread_start(&z, "xr_seed2_z", step_take_a_unlock_b, p);
+	ret = xr_thread_start(&z, "xr_folio_wait_z", step_take_a_unlock_b, p);
 	if (ret) {
 		folio_unlock(p->folio);
 		goto out;
@@ -332,14 +333,14 @@ out:
 	return ret;
 }
 
-static void article_unlock_timer(struct timer_list *t)
+static void folio_work_unlock_timer(struct timer_list *t)
 {
 	struct xr_page *p = from_timer(p, t, timer);
 
 	folio_unlock(p->folio);
 }
 
-static void article_z_work(struct work_struct *work)
+static void folio_work_z(struct work_struct *work)
 {
 	step_take_a_unlock_b(container_of(work, struct xr_page, work));
 }
@@ -358,20 +359,20 @@ static void article_z_work(struct work_struct *work)
  * Here the report is printed by a kworker, which goes on running.
  * Quiet twin: Y waits for B before it takes A.
  */
-static int scenario_article(bool quiet)
+static int scenario_folio_work(bool quiet)
 {
-	struct xr_page *p = quiet ? &xr_article_quiet : &xr_article;
+	struct xr_page *p = quiet ? &xr_folio_work_quiet : &xr_folio_work;
 	struct xr_thread x, y;
 	int ret;
 
 	ret = xr_page_begin(p);
 	if (ret)
 		return ret;
-	ret = xr_thread_start(&x, "xr_article_x", step_lock_b, p);
+	ret = xr_thread_start(&x, "xr_folio_work_x", step_lock_b, p);
 	if (ret)
 		goto out;
 	xr_wait_for_locked(p->folio);
-	ret = xr_thread_start(&y, "xr_article_y",
+	ret = xr_thread_start(&y, "xr_folio_work_y",
 			      quiet ? step_lock_b_then_a : step_lock_a_then_b,
 			      p);
 	if (!ret)
@@ -384,7 +385,7 @@ static int scenario_article(bool quiet)
 	if (ret)
 		goto out;
 
-	ret = xr_thread_start(&x, "xr_article_x", step_lock_b, p);
+	ret = xr_thread_start(&x, "xr_folio_work_x", step_lock_b, p);
 	if (ret)
 		goto out;
 	xr_wait_for_locked(p->folio);
@@ -498,24 +499,24 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
-	{ "abba",		scenario_abba,		false },
-	{ "abba_quiet",		scenario_abba,		true },
-	{ "seed1",		scenario_seed1,		false },
-	{ "seed1_quiet",	scenario_seed1,		true },
-	{ "seed2",		scenario_seed2,		false },
-	{ "seed2_quiet",	scenario_seed2,		true },
-	{ "seed3",		scenario_seed3,		false },
-	{ "seed3_quiet",	scenario_seed3,		true },
-	{ "article",		scenario_article,	false },
-	{ "article_quiet",	scenario_article,	true },
-	{ "userret",		scenario_userret,	false },
-	{ "userret_quiet",	scenario_userret,	true },
+	{ "abba",                              scenario_abba,             false },
+	{ "abba_quiet",                        scenario_abba,             true },
+	{ "folio_abba",                        scenario_folio_abba,       false },
+	{ "folio_abba_quiet",                  scenario_folio_abba,       true },
+	{ "folio_wait_under_mutex",            scenario_folio_wait,       false },
+	{ "folio_wait_under_mutex_quiet",      scenario_folio_wait,       true },
+	{ "completion_wait_under_mutex",       scenario_completion_wait,  false },
+	{ "completion_wait_under_mutex_quiet", scenario_completion_wait,  true },
+	{ "folio_unlock_from_work",            scenario_folio_work,       false },
+	{ "folio_unlock_from_work_quiet",      scenario_folio_work,       true },
+	{ "userret",                           scenario_userret,          false },
+	{ "userret_quiet",                     scenario_userret,          true },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
 			 size_t len, loff_t *ppos)
 {
-	char name[32];
+	char name[48];
 	int i, ret;
 
 	if (len >= sizeof(name))
@@ -543,7 +544,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 static ssize_t run_read(struct file *file, char __user *ubuf, size_t len,
 			loff_t *ppos)
 {
-	char buf[256];
+	char buf[512];
 	int i, n = 0;
 
 	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
@@ -607,26 +608,26 @@ static struct dentry *xr_dir;
 
 static int __init test_crossrelease_init(void)
 {
-	mutex_init(&xr_demo.mutex);
-	init_completion(&xr_demo.done);
-	mutex_init(&xr_quiet.mutex);
-	init_completion(&xr_quiet.done);
+	mutex_init(&xr_completion_wait.mutex);
+	init_completion(&xr_completion_wait.done);
+	mutex_init(&xr_completion_wait_quiet.mutex);
+	init_completion(&xr_completion_wait_quiet.done);
 	mutex_init(&xr_userret.mutex);
 	init_completion(&xr_userret.done);
 	mutex_init(&xr_userret_quiet.mutex);
 	init_completion(&xr_userret_quiet.done);
 
 	/* one mutex_init() line per instance: a class per instance */
-	mutex_init(&xr_seed1.mutex);
-	mutex_init(&xr_seed1_quiet.mutex);
-	mutex_init(&xr_seed2.mutex);
-	mutex_init(&xr_seed2_quiet.mutex);
-	mutex_init(&xr_article.mutex);
-	mutex_init(&xr_article_quiet.mutex);
-	INIT_WORK(&xr_article.work, article_z_work);
-	INIT_WORK(&xr_article_quiet.work, article_z_work);
-	timer_setup(&xr_article.timer, article_unlock_timer, 0);
-	timer_setup(&xr_article_quiet.timer, article_unlock_timer, 0);
+	mutex_init(&xr_folio_abba.mutex);
+	mutex_init(&xr_folio_abba_quiet.mutex);
+	mutex_init(&xr_folio_wait.mutex);
+	mutex_init(&xr_folio_wait_quiet.mutex);
+	mutex_init(&xr_folio_work.mutex);
+	mutex_init(&xr_folio_work_quiet.mutex);
+	INIT_WORK(&xr_folio_work.work, folio_work_z);
+	INIT_WORK(&xr_folio_work_quiet.work, folio_work_z);
+	timer_setup(&xr_folio_work.timer, folio_work_unlock_timer, 0);
+	timer_setup(&xr_folio_work_quiet.timer, folio_work_unlock_timer, 0);
 
 	xr_dir = debugfs_create_dir("test_crossrelease", NULL);
 	debugfs_create_file("run", 0600, xr_dir, NULL, &run_fops);

@@ -55,7 +55,8 @@ static int __init lockdep_pagelock_setup(char *str)
 early_param("lockdep_pagelock", lockdep_pagelock_setup);
 
 /* Off until page_ext has room for every folio's state. */
-static DEFINE_STATIC_KEY_FALSE(pagelock_on);
+DEFINE_STATIC_KEY_FALSE(crosslock_folio_key);
+EXPORT_SYMBOL_GPL(crosslock_folio_key);
 
 static struct lock_class_key pagelock_key;
 static struct lockdep_map pagelock_map =
@@ -182,51 +183,39 @@ static struct lockdep_map *folio_lock_class(struct folio *folio)
 }
 
 /**
- * lockdep_folio_class_name - the name of @folio's lock class, for tests
+ * crosslock_folio_class_name - the name of @folio's lock class, for tests
  * @folio: the folio
  */
-const char *lockdep_folio_class_name(struct folio *folio)
+const char *crosslock_folio_class_name(struct folio *folio)
 {
 	return folio_lock_class(folio)->name;
 }
-EXPORT_SYMBOL_GPL(lockdep_folio_class_name);
+EXPORT_SYMBOL_GPL(crosslock_folio_class_name);
 
 static bool __init need_lockdep_pagelock(void)
 {
-	return pagelock_wanted && crossrelease_enabled();
+	return pagelock_wanted && crosslock_enabled();
 }
 
 static void __init init_lockdep_pagelock(void)
 {
 	if (!need_lockdep_pagelock())
 		return;
-	static_branch_enable(&pagelock_on);
+	static_branch_enable(&crosslock_folio_key);
 	pr_info("tracking folio locks, %zu bytes per page\n",
-		sizeof(struct cross_owner));
+		sizeof(struct crosslock_owner));
 }
 
-struct page_ext_operations lockdep_pagelock_ops = {
-	.size = sizeof(struct cross_owner),
+struct page_ext_operations crosslock_folio_ops = {
+	.size = sizeof(struct crosslock_owner),
 	.need = need_lockdep_pagelock,
 	.init = init_lockdep_pagelock,
 };
 
-/**
- * lockdep_pagelock_enabled - are folio locks tracked in this boot?
- *
- * Return: false before page_ext is set up, or when booted with
- * "lockdep_pagelock=off" or "crossrelease=off".
- */
-bool lockdep_pagelock_enabled(void)
-{
-	return static_branch_likely(&pagelock_on);
-}
-EXPORT_SYMBOL_GPL(lockdep_pagelock_enabled);
-
 /* A folio's lock state is kept in the page_ext of its first page. */
-static struct cross_owner *folio_owner(struct page_ext *page_ext)
+static struct crosslock_owner *folio_owner(struct page_ext *page_ext)
 {
-	return (void *)page_ext + lockdep_pagelock_ops.offset;
+	return (void *)page_ext + crosslock_folio_ops.offset;
 }
 
 /*
@@ -240,11 +229,11 @@ static struct cross_owner *folio_owner(struct page_ext *page_ext)
  */
 
 /* Put @new in the page_ext of @page and return the old state in @old. */
-static bool folio_swap_owner(struct page *page, const struct cross_owner *new,
-			     struct cross_owner *old)
+static bool folio_swap_owner(struct page *page, const struct crosslock_owner *new,
+			     struct crosslock_owner *old)
 {
 	struct page_ext *page_ext;
-	struct cross_owner *o;
+	struct crosslock_owner *o;
 
 	lockdep_off();
 	page_ext = page_ext_get(page);
@@ -263,41 +252,26 @@ static bool folio_swap_owner(struct page *page, const struct cross_owner *new,
 }
 
 /* Move the lock's state out of the page_ext of @page; false if none. */
-static bool folio_take_owner(struct page *page, struct cross_owner *owner)
+static bool folio_take_owner(struct page *page, struct crosslock_owner *owner)
 {
-	static const struct cross_owner none;
+	static const struct crosslock_owner none;
 
 	return folio_swap_owner(page, &none, owner);
 }
 
-/**
- * lockdep_folio_wait - a task may wait for @folio to be unlocked
- * @folio: the folio
- * @ip:    the caller
- *
- * Called by folio_lock() and friends before they try the lock, and by the
- * waits for an unlock (folio_wait_locked()); whether they end up sleeping
- * or not, the locks the caller holds depend on the folio lock.
- */
-void lockdep_folio_wait(struct folio *folio, unsigned long ip)
-{
-	if (lockdep_pagelock_enabled())
-		crosslock_owner_wait(folio_lock_class(folio), ip);
-}
-EXPORT_SYMBOL_GPL(lockdep_folio_wait);
+/* The slow paths of the hooks in <linux/lockdep_pagelock.h> */
 
-/**
- * lockdep_folio_acquire - @folio's lock bit was just taken
- * @folio: the folio
- * @ip:    the caller
- */
-void lockdep_folio_acquire(struct folio *folio, unsigned long ip)
+void __crosslock_folio_wait(struct folio *folio, unsigned long ip)
 {
-	struct cross_owner owner = { }, old = { };
+	crosslock_owner_wait(folio_lock_class(folio), ip);
+}
+EXPORT_SYMBOL_GPL(__crosslock_folio_wait);
+
+void __crosslock_folio_acquire(struct folio *folio, unsigned long ip)
+{
+	struct crosslock_owner owner = { }, old = { };
 	struct lockdep_map *map;
 
-	if (!lockdep_pagelock_enabled())
-		return;
 	map = folio_lock_class(folio);
 	crosslock_owner_acquire(map, &owner, ip);
 	if (!folio_swap_owner(&folio->page, &owner, &old))
@@ -305,24 +279,18 @@ void lockdep_folio_acquire(struct folio *folio, unsigned long ip)
 	else
 		crosslock_owner_replaced(&old);
 }
-EXPORT_SYMBOL_GPL(lockdep_folio_acquire);
+EXPORT_SYMBOL_GPL(__crosslock_folio_acquire);
 
-/**
- * lockdep_folio_release - @folio's lock bit is about to be dropped
- * @folio:  the folio
- * @commit: a real unlock, which waiters may have waited for
- * @ip:     the caller
- *
+/*
  * A folio locked before tracking started, or whose bit was copied (tail
  * pages of a split folio), is simply not tracked: no warning.
  */
-void lockdep_folio_release(struct folio *folio, bool commit, unsigned long ip)
+void __crosslock_folio_release(struct folio *folio, bool commit,
+			       unsigned long ip)
 {
-	struct cross_owner owner;
+	struct crosslock_owner owner;
 	struct lockdep_map *map;
 
-	if (!lockdep_pagelock_enabled())
-		return;
 	/*
 	 * Commit from a copy, outside page_ext_get()'s RCU read section,
 	 * which would otherwise show up in reports as a held lock.  The lock
@@ -335,36 +303,33 @@ void lockdep_folio_release(struct folio *folio, bool commit, unsigned long ip)
 	      folio_lock_class(folio) : &pagelock_map;
 	crosslock_owner_release(map, &owner, commit);
 }
-EXPORT_SYMBOL_GPL(lockdep_folio_release);
+EXPORT_SYMBOL_GPL(__crosslock_folio_release);
 
-/**
- * lockdep_pagelock_free - a locked page goes back to the allocator
- * @page: the page being freed, PG_locked still set
- *
+/*
  * Freeing a locked page is a bug the allocator reports (bad_page()); drop
  * the lock's state so that the page's next user starts clean.
  */
-void lockdep_pagelock_free(struct page *page)
+void __crosslock_folio_free(struct page *page)
 {
-	struct cross_owner owner;
+	struct crosslock_owner owner;
 
-	if (lockdep_pagelock_enabled() && folio_take_owner(page, &owner))
+	if (folio_take_owner(page, &owner))
 		crosslock_owner_release(&pagelock_map, &owner, false);
 }
 
 /**
- * lockdep_folio_owned - is @folio recorded as locked?
+ * crosslock_folio_owned - is @folio recorded as locked?
  * @folio: the folio
  *
  * For tests: true between the acquisition and the release of the folio
  * lock as far as lockdep knows.
  */
-bool lockdep_folio_owned(struct folio *folio)
+bool crosslock_folio_owned(struct folio *folio)
 {
 	struct page_ext *page_ext;
 	bool owned = false;
 
-	if (!lockdep_pagelock_enabled())
+	if (!crosslock_folio_enabled())
 		return false;
 	lockdep_off();
 	page_ext = page_ext_get(&folio->page);
@@ -375,4 +340,4 @@ bool lockdep_folio_owned(struct folio *folio)
 	lockdep_on();
 	return owned;
 }
-EXPORT_SYMBOL_GPL(lockdep_folio_owned);
+EXPORT_SYMBOL_GPL(crosslock_folio_owned);

@@ -14,8 +14,8 @@
  *  - Classes are per &dma_fence_ops, that is per driver and kind of
  *    timeline, named "(dma_fence)<driver name>": fences of unrelated
  *    drivers never share a class.
- *  - A signal inside dma_fence_begin_opportunistic() and
- *    dma_fence_end_opportunistic() commits nothing: opportunistic cleanup
+ *  - A signal inside crosslock_fence_opportunistic_begin() and
+ *    crosslock_fence_opportunistic_end() commits nothing: opportunistic cleanup
  *    is not on the path to the fence's completion.  The fast path of
  *    dma_fence_is_signaled() is such a signal.
  *  - Inside a dma_fence_begin_signalling() section, a signal commits only
@@ -94,17 +94,17 @@ static struct xr_fence_class *xr_fence_class_add(struct dma_fence *fence)
 }
 
 /**
- * dma_fence_xr_init - give a new fence the class of its ops
+ * crosslock_fence_init - give a new fence the class of its ops
  * @fence: the fence, being initialised by dma_fence_init()
  */
-void dma_fence_xr_init(struct dma_fence *fence)
+void crosslock_fence_init(struct dma_fence *fence)
 {
 	struct xr_fence_class *c = xr_fence_class_find(fence->ops);
 
 	if (!c)
 		c = xr_fence_class_add(fence);
-	lockdep_init_map_crosslock(&fence->xr, c->name, &c->key,
-				   CROSSLOCK_SELF_RELEASE);
+	crosslock_init_map(&fence->dep_map, c->name, &c->key,
+			   CROSSLOCK_SELF_RELEASE);
 }
 
 static bool xr_fence_tracked_wait(signed long timeout)
@@ -113,54 +113,54 @@ static bool xr_fence_tracked_wait(signed long timeout)
 }
 
 /**
- * dma_fence_xr_wait_begin - a task starts waiting for a fence
+ * crosslock_fence_acquire - a task starts waiting for a fence
  * @fence:   the fence
  * @timeout: the wait's timeout; only waits without one are tracked
  * @ip:      the caller
  */
-void dma_fence_xr_wait_begin(struct dma_fence *fence, signed long timeout,
+void crosslock_fence_acquire(struct dma_fence *fence, signed long timeout,
 			     unsigned long ip)
 {
 	if (xr_fence_tracked_wait(timeout))
-		lock_acquire_crosslock(&fence->xr, 0, ip);
+		crosslock_acquire(&fence->dep_map, 0, ip);
 }
 
 /**
- * dma_fence_xr_wait_end - the wait of dma_fence_xr_wait_begin() ended
+ * crosslock_fence_release - the wait of crosslock_fence_acquire() ended
  * @fence:   the fence
- * @timeout: the timeout given to dma_fence_xr_wait_begin()
+ * @timeout: the timeout given to crosslock_fence_acquire()
  * @ip:      the caller
  */
-void dma_fence_xr_wait_end(struct dma_fence *fence, signed long timeout,
-			   unsigned long ip)
+void crosslock_fence_release(struct dma_fence *fence, signed long timeout,
+			     unsigned long ip)
 {
 	if (xr_fence_tracked_wait(timeout))
-		lock_release_crosslock(&fence->xr, ip);
+		crosslock_release(&fence->dep_map, ip);
 }
 
 /**
- * dma_fence_xr_signal - a fence is being signalled
+ * crosslock_fence_commit - a fence is being signalled
  * @fence: the fence, with its lock held, before the callbacks run
  */
-void dma_fence_xr_signal(struct dma_fence *fence)
+void crosslock_fence_commit(struct dma_fence *fence)
 {
-	lock_commit_crosslock(&fence->xr);
+	crosslock_commit(&fence->dep_map);
 }
 
 /**
- * dma_fence_xr_section_begin - a dma_fence_begin_signalling() section began
+ * crosslock_fence_section_begin - a dma_fence_begin_signalling() section began
  *
  * Signals inside it commit only what this task acquired inside it.
  */
-void dma_fence_xr_section_begin(void)
+void crosslock_fence_section_begin(void)
 {
 	crosslock_bound_begin();
 }
 
 /**
- * dma_fence_xr_section_end - the section of dma_fence_xr_section_begin() ended
+ * crosslock_fence_section_end - the section of crosslock_fence_section_begin() ended
  */
-void dma_fence_xr_section_end(void)
+void crosslock_fence_section_end(void)
 {
 	crosslock_bound_end();
 }

@@ -14,8 +14,8 @@
 #include <linux/limits.h>
 
 #define COMPLETION_MAP_INIT(work)					\
-	, .map = STATIC_CROSS_LOCKDEP_MAP_INIT("(complete)" #work, NULL,	\
-					       CROSSLOCK_SELF_RELEASE)
+	, .dep_map = STATIC_CROSSLOCK_INIT("(complete)" #work, NULL,	\
+					   CROSSLOCK_SELF_RELEASE)
 
 /**
  * init_completion - Initialize a dynamically allocated completion
@@ -28,8 +28,8 @@ do {									\
 	static struct lock_class_key __key;				\
 	struct completion *__x = (x);					\
 									\
-	lockdep_init_map_crosslock(&__x->map, "(complete)" #x, &__key,	\
-				   CROSSLOCK_SELF_RELEASE);		\
+	crosslock_init_map(&__x->dep_map, "(complete)" #x, &__key,	\
+			   CROSSLOCK_SELF_RELEASE);		\
 	__init_completion(__x);						\
 } while (0)
 
@@ -46,8 +46,8 @@ do {									\
 	struct completion *__x = (x);					\
 	struct lockdep_map *__m = (m);					\
 									\
-	lockdep_init_map_crosslock(&__x->map, __m->name, __m->key,	\
-				   CROSSLOCK_SELF_RELEASE);		\
+	crosslock_init_map(&__x->dep_map, __m->name, __m->key,	\
+			   CROSSLOCK_SELF_RELEASE);		\
 	__init_completion(__x);						\
 } while (0)
 
@@ -64,7 +64,7 @@ static inline void completion_set_class(struct completion *x,
 					const char *name,
 					struct lock_class_key *key)
 {
-	lockdep_init_map_crosslock(&x->map, name, key, CROSSLOCK_SELF_RELEASE);
+	crosslock_init_map(&x->dep_map, name, key, CROSSLOCK_SELF_RELEASE);
 }
 
 /**
@@ -101,7 +101,7 @@ static inline void completion_set_tag_class(struct completion *x,
  */
 static inline void completion_set_untracked(struct completion *x)
 {
-	x->map.xlock.flags |= CROSSLOCK_UNTRACKED;
+	x->dep_map.state.flags |= CROSSLOCK_UNTRACKED;
 }
 
 /*
@@ -118,19 +118,19 @@ static inline void complete_acquire(struct completion *x, long timeout,
 				    unsigned long ip)
 {
 	if (complete_wait_tracked(timeout))
-		lock_acquire_crosslock(&x->map, 0, ip);
+		crosslock_acquire(&x->dep_map, 0, ip);
 }
 
 static inline void complete_release(struct completion *x, long timeout,
 				    unsigned long ip)
 {
 	if (complete_wait_tracked(timeout))
-		lock_release_crosslock(&x->map, ip);
+		crosslock_release(&x->dep_map, ip);
 }
 
 static inline void complete_commit(struct completion *x)
 {
-	lock_commit_crosslock(&x->map);
+	crosslock_commit(&x->dep_map);
 }
 
 #endif /* __LINUX_COMPLETION_CROSSRELEASE_H */

@@ -1,29 +1,103 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-task state of the lockdep crossrelease engine, embedded in
- * task_struct.  See kernel/locking/lockdep_crossrelease.c.
+ * Crossrelease types: the crosslock embedded in completions and dma-fences,
+ * the one-owner state kept per folio, and the per-task history embedded in
+ * task_struct.  Only types: included by <linux/completion.h>,
+ * <linux/dma-fence.h> and <linux/sched.h>.  The API is in
+ * <linux/crossrelease.h>; see Documentation/locking/crossrelease.rst.
  */
 #ifndef __LINUX_CROSSRELEASE_TYPES_H
 #define __LINUX_CROSSRELEASE_TYPES_H
 
 #include <linux/bits.h>
+#include <linux/lockdep_types.h>
+#include <linux/spinlock_types_raw.h>
 #include <linux/types.h>
+
+/*
+ * Flags of a crosslock.  CROSSLOCK_SELF_RELEASE: every acquirer releases
+ * its own acquisition (a wait), so a task may not exit between the two.
+ * CROSSLOCK_UNTRACKED: set by the engine on a crosslock it cannot give a
+ * class (a static initialiser used on the stack); it is then ignored.
+ */
+#define CROSSLOCK_SELF_RELEASE	0x1
+#define CROSSLOCK_UNTRACKED	0x2
 
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
 
-#define XR_HIST_SIZE	BIT(CONFIG_LOCKDEP_CROSSRELEASE_HIST_BITS)
+#define CROSSLOCK_COMM_LEN	16
+
+/*
+ * struct crosslock_state - the in-flight state of one crosslock instance
+ *
+ * Only the primitive that embeds the crosslock ever reaches this state;
+ * the engine keeps no pointer to it, so an on-stack crosslock may go away
+ * as soon as its last acquirer released it.
+ */
+struct crosslock_state {
+	arch_spinlock_t	lock;		/* serialises the fields below */
+	unsigned int	nr_acquired;	/* acquisitions not yet released */
+	u64		gen;		/* generation of the first of them */
+	unsigned int	flags;		/* CROSSLOCK_* */
+	pid_t		pid;		/* who acquired it first */
+	unsigned long	ip;		/* and where */
+	char		comm[CROSSLOCK_COMM_LEN];
+};
+
+/**
+ * struct crosslock - a lockdep map that may be released elsewhere
+ * @map:   the ordinary lockdep map; its class is the crosslock's class
+ * @state: in-flight state, private to the crossrelease engine
+ */
+struct crosslock {
+	struct lockdep_map	map;
+	struct crosslock_state	state;
+};
+
+/**
+ * struct crosslock_owner - acquirer of a crosslock held by one owner at a time
+ * @gen: low 32 bits of the generation of the acquisition; 0 while not
+ *       acquired.  A lock held for more than 2^32 generations looks younger
+ *       than it is, which can only hide dependencies, never invent one.
+ * @pid: who acquired it
+ * @ip:  and where
+ *
+ * For crosslocks whose own bit already serialises owners (a folio lock):
+ * the primitive keeps one of these per instance, 16 bytes on 64-bit, and
+ * its class in a shared lockdep map.
+ */
+struct crosslock_owner {
+	unsigned int	gen;
+	pid_t		pid;
+	unsigned long	ip;
+};
+
+#define __CROSSLOCK_STATE_INIT(_flags)				\
+	{ .lock = __ARCH_SPIN_LOCK_UNLOCKED, .flags = (_flags), }
+
+/**
+ * STATIC_CROSSLOCK_INIT - static initialiser of a crosslock map
+ * @_name: class name, as shown in reports and /proc/lockdep
+ * @_key:  &struct lock_class_key of the class
+ * @_flags: CROSSLOCK_* flags
+ */
+#define STATIC_CROSSLOCK_INIT(_name, _key, _flags)	\
+	{ .map = STATIC_LOCKDEP_MAP_INIT(_name, _key),		\
+	  .state = __CROSSLOCK_STATE_INIT(_flags), }
+
+#define CROSSLOCK_HIST_SIZE	BIT(CONFIG_LOCKDEP_CROSSRELEASE_HIST_BITS)
 
 /* Flags of a history entry */
-#define XR_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */
-#define XR_HIST_WAIT		0x04	/* a wait on a crosslock */
-#define XR_HIST_OWNED		0x08	/* ... with one owner at a time */
+#define CROSSLOCK_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */
+#define CROSSLOCK_HIST_WAIT		0x04	/* a wait on a crosslock */
+#define CROSSLOCK_HIST_OWNED		0x08	/* ... with one owner at a time */
 
 /*
  * One acquisition in a task's history: which class, where, when (the
  * global crosslock generation it saw, 64 bits so that it never wraps) and
  * in which context instance.
  */
-struct xr_hist_entry {
+struct crosslock_hist_entry {
 	u64		gen;
 	unsigned long	ip;
 	unsigned int	ctx;
@@ -33,7 +107,7 @@ struct xr_hist_entry {
 };
 
 /**
- * struct xr_task - a task's crossrelease state
+ * struct crosslock_task - a task's crossrelease state
  * @nr_written: entries ever written; the newest is at (@nr_written - 1)
  * @ctx:        process-context instance, bumped per work item and syscall
  * @nr_waits:   crosslock acquisitions of this task not yet released by it
@@ -49,7 +123,7 @@ struct xr_hist_entry {
  * @repeat_key: its class index and read mode
  * @hist:       ring of the most recent acquisitions
  */
-struct xr_task {
+struct crosslock_task {
 	unsigned int		nr_written;
 	unsigned int		ctx;
 	unsigned int		nr_waits;
@@ -61,8 +135,15 @@ struct xr_task {
 	u16			repeat_key;
 	unsigned long		repeat_ip;
 	u64			repeat_gen;
-	struct xr_hist_entry	hist[XR_HIST_SIZE];
+	struct crosslock_hist_entry	hist[CROSSLOCK_HIST_SIZE];
 };
+
+#else /* !CONFIG_LOCKDEP_CROSSRELEASE */
+
+struct crosslock { };
+struct crosslock_owner { };
+
+#define STATIC_CROSSLOCK_INIT(_name, _key, _flags)	{ }
 
 #endif /* CONFIG_LOCKDEP_CROSSRELEASE */
 #endif /* __LINUX_CROSSRELEASE_TYPES_H */

@@ -13,27 +13,27 @@ struct dma_fence;
 
 #ifdef CONFIG_LOCKDEP_DMA_FENCE
 
-void dma_fence_xr_init(struct dma_fence *fence);
-void dma_fence_xr_wait_begin(struct dma_fence *fence, signed long timeout,
+void crosslock_fence_init(struct dma_fence *fence);
+void crosslock_fence_acquire(struct dma_fence *fence, signed long timeout,
 			     unsigned long ip);
-void dma_fence_xr_wait_end(struct dma_fence *fence, signed long timeout,
-			   unsigned long ip);
-void dma_fence_xr_signal(struct dma_fence *fence);
-void dma_fence_xr_section_begin(void);
-void dma_fence_xr_section_end(void);
+void crosslock_fence_release(struct dma_fence *fence, signed long timeout,
+			     unsigned long ip);
+void crosslock_fence_commit(struct dma_fence *fence);
+void crosslock_fence_section_begin(void);
+void crosslock_fence_section_end(void);
 
 #else /* !CONFIG_LOCKDEP_DMA_FENCE */
 
-static inline void dma_fence_xr_init(struct dma_fence *fence) { }
-static inline void dma_fence_xr_wait_begin(struct dma_fence *fence,
+static inline void crosslock_fence_init(struct dma_fence *fence) { }
+static inline void crosslock_fence_acquire(struct dma_fence *fence,
 					   signed long timeout,
 					   unsigned long ip) { }
-static inline void dma_fence_xr_wait_end(struct dma_fence *fence,
-					 signed long timeout,
-					 unsigned long ip) { }
-static inline void dma_fence_xr_signal(struct dma_fence *fence) { }
-static inline void dma_fence_xr_section_begin(void) { }
-static inline void dma_fence_xr_section_end(void) { }
+static inline void crosslock_fence_release(struct dma_fence *fence,
+					   signed long timeout,
+					   unsigned long ip) { }
+static inline void crosslock_fence_commit(struct dma_fence *fence) { }
+static inline void crosslock_fence_section_begin(void) { }
+static inline void crosslock_fence_section_end(void) { }
 
 #endif /* CONFIG_LOCKDEP_DMA_FENCE */
 
@@ -41,37 +41,37 @@ static inline void dma_fence_xr_section_end(void) { }
  * The signalling annotation (dma_fence_lockdep_map) is not a lock the
  * signal waits for: keep it out of what a signal commits.
  */
-static inline void dma_fence_xr_annotation_begin(void)
+static inline void crosslock_fence_annotation_begin(void)
 {
 	if (IS_ENABLED(CONFIG_LOCKDEP_DMA_FENCE))
 		crosslock_hide_begin();
 }
 
-static inline void dma_fence_xr_annotation_end(void)
+static inline void crosslock_fence_annotation_end(void)
 {
 	if (IS_ENABLED(CONFIG_LOCKDEP_DMA_FENCE))
 		crosslock_hide_end();
 }
 
 /**
- * dma_fence_begin_opportunistic - the signals that follow are opportunistic
+ * crosslock_fence_opportunistic_begin - the signals that follow are opportunistic
  *
  * Code that signals fences only as a shortcut (a fast path noticing that
  * the hardware is done, a shrinker cleaning up), while an interrupt
  * handler or a worker signals them for sure, is not on the path to the
  * fence's completion: with crossrelease, its signals commit nothing until
- * dma_fence_end_opportunistic().  Sections nest.
+ * crosslock_fence_opportunistic_end().  Sections nest.
  */
-static inline void dma_fence_begin_opportunistic(void)
+static inline void crosslock_fence_opportunistic_begin(void)
 {
 	if (IS_ENABLED(CONFIG_LOCKDEP_DMA_FENCE))
 		crosslock_opportunistic_begin();
 }
 
 /**
- * dma_fence_end_opportunistic - end of dma_fence_begin_opportunistic()
+ * crosslock_fence_opportunistic_end - end of crosslock_fence_opportunistic_begin()
  */
-static inline void dma_fence_end_opportunistic(void)
+static inline void crosslock_fence_opportunistic_end(void)
 {
 	if (IS_ENABLED(CONFIG_LOCKDEP_DMA_FENCE))
 		crosslock_opportunistic_end();

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Folio locks (PG_locked) as lockdep crosslocks: the hooks that the folio
- * lock primitives call.  See mm/lockdep_pagelock.c.
+ * lock primitives call.  Each is an inline test of a static key around an
+ * out-of-line slow path (as <linux/page_owner.h> does), so that a kernel
+ * booted with "lockdep_pagelock=off" pays one patched-out branch per hook.
+ * See mm/lockdep_pagelock.c.
  */
 #ifndef __LINUX_LOCKDEP_PAGELOCK_H
 #define __LINUX_LOCKDEP_PAGELOCK_H
 
+#include <linux/jump_label.h>
 #include <linux/types.h>
 
 struct folio;
@@ -14,29 +18,82 @@ struct page;
 #ifdef CONFIG_LOCKDEP_PAGELOCK
 
 struct page_ext_operations;
-extern struct page_ext_operations lockdep_pagelock_ops;
+extern struct page_ext_operations crosslock_folio_ops;
 
-void lockdep_folio_wait(struct folio *folio, unsigned long ip);
-void lockdep_folio_acquire(struct folio *folio, unsigned long ip);
-void lockdep_folio_release(struct folio *folio, bool commit,
-			   unsigned long ip);
-void lockdep_pagelock_free(struct page *page);
-bool lockdep_pagelock_enabled(void);
-bool lockdep_folio_owned(struct folio *folio);
-const char *lockdep_folio_class_name(struct folio *folio);
+DECLARE_STATIC_KEY_FALSE(crosslock_folio_key);
+
+void __crosslock_folio_wait(struct folio *folio, unsigned long ip);
+void __crosslock_folio_acquire(struct folio *folio, unsigned long ip);
+void __crosslock_folio_release(struct folio *folio, bool commit,
+			       unsigned long ip);
+void __crosslock_folio_free(struct page *page);
+bool crosslock_folio_owned(struct folio *folio);
+const char *crosslock_folio_class_name(struct folio *folio);
+
+/**
+ * crosslock_folio_enabled - are folio locks tracked in this boot?
+ *
+ * Return: false before page_ext is set up, or when booted with
+ * "lockdep_pagelock=off" or "crossrelease=off".
+ */
+static __always_inline bool crosslock_folio_enabled(void)
+{
+	return static_branch_likely(&crosslock_folio_key);
+}
+
+/*
+ * crosslock_folio_wait - a task may wait for @folio to be unlocked
+ *
+ * Called by folio_lock() and friends before they try the lock, and by the
+ * waits for an unlock (folio_wait_locked()); whether they end up sleeping
+ * or not, the locks the caller holds depend on the folio lock.
+ */
+static __always_inline void crosslock_folio_wait(struct folio *folio,
+						 unsigned long ip)
+{
+	if (crosslock_folio_enabled())
+		__crosslock_folio_wait(folio, ip);
+}
+
+/* crosslock_folio_acquire - @folio's lock bit was just taken */
+static __always_inline void crosslock_folio_acquire(struct folio *folio,
+						    unsigned long ip)
+{
+	if (crosslock_folio_enabled())
+		__crosslock_folio_acquire(folio, ip);
+}
+
+/*
+ * crosslock_folio_release - @folio's lock bit is about to be dropped;
+ * @commit: a real unlock, which waiters may have waited for
+ */
+static __always_inline void crosslock_folio_release(struct folio *folio,
+						    bool commit,
+						    unsigned long ip)
+{
+	if (crosslock_folio_enabled())
+		__crosslock_folio_release(folio, commit, ip);
+}
+
+/* crosslock_folio_free - a page is freed with PG_locked set */
+static __always_inline void crosslock_folio_free(struct page *page)
+{
+	if (crosslock_folio_enabled())
+		__crosslock_folio_free(page);
+}
 
 #else /* !CONFIG_LOCKDEP_PAGELOCK */
 
-static inline void lockdep_folio_wait(struct folio *folio,
-				      unsigned long ip) { }
-static inline void lockdep_folio_acquire(struct folio *folio,
-					 unsigned long ip) { }
-static inline void lockdep_folio_release(struct folio *folio, bool commit,
-					 unsigned long ip) { }
-static inline void lockdep_pagelock_free(struct page *page) { }
-static inline bool lockdep_pagelock_enabled(void) { return false; }
-static inline bool lockdep_folio_owned(struct folio *folio) { return false; }
-static inline const char *lockdep_folio_class_name(struct folio *folio)
+static inline void crosslock_folio_wait(struct folio *folio,
+					unsigned long ip) { }
+static inline void crosslock_folio_acquire(struct folio *folio,
+					   unsigned long ip) { }
+static inline void crosslock_folio_release(struct folio *folio, bool commit,
+					   unsigned long ip) { }
+static inline void crosslock_folio_free(struct page *page) { }
+static inline bool crosslock_folio_enabled(void) { return false; }
+static inline bool crosslock_folio_owned(struct folio *folio) { return false; }
+static inline const char *crosslock_folio_class_name(struct folio *folio)
 {
 	return "";
 }

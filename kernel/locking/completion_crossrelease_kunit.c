@@ -63,7 +63,7 @@ static int cmp_test_init(struct kunit *test)
 	init_completion(&ctx->idle);
 	test->priv = ctx;
 
-	if (!crossrelease_enabled())
+	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
@@ -187,10 +187,11 @@ static int take_m_and_complete_fn(void *data)
 }
 
 /*
- * Seed example 3: A holds M and waits for C; B takes M and then completes
- * C.  The completer here is a kthread.
+ * A wait under a mutex (the design document's example 3): A holds M and
+ * waits for C; B takes M and then completes C.  The completer here is a
+ * kthread.
  */
-static void cmp_seed3_reported(struct kunit *test)
+static void cmp_wait_under_mutex_reported(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
 	struct task_struct *t;
@@ -211,15 +212,15 @@ static void cmp_seed3_reported(struct kunit *test)
 }
 
 /*
- * completion_set_untracked(): the steps of cmp_seed3_reported(), quiet,
- * and not a misuse.  test-ww_mutex's sequencing completions are marked so
- * (make torture found them reported: its ABBA test's ww_mutexes are
- * distinct instances of one class).
+ * completion_set_untracked(): the steps of cmp_wait_under_mutex_reported(),
+ * quiet, and not a misuse.  test-ww_mutex's sequencing completions are
+ * marked so (make torture found them reported: its ABBA test's ww_mutexes
+ * are distinct instances of one class).
  */
 static void cmp_untracked_quiet(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
-	long misuse = xr_counter_read(XR_COUNTER_MISUSE);
+	long misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	struct task_struct *t;
 	struct waiter w;
 
@@ -233,9 +234,9 @@ static void cmp_untracked_quiet(struct kunit *test)
 	stop_waiter(&w);
 	kthread_stop(t);
 
-	KUNIT_EXPECT_TRUE(test, ctx->other.map.xlock.flags & CROSSLOCK_UNTRACKED);
-	KUNIT_EXPECT_EQ(test, ctx->other.map.xlock.nr_acquired, 0U);
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), misuse);
+	KUNIT_EXPECT_TRUE(test, ctx->other.dep_map.state.flags & CROSSLOCK_UNTRACKED);
+	KUNIT_EXPECT_EQ(test, ctx->other.dep_map.state.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), misuse);
 	expect_quiet(test, ctx);
 }
 
@@ -427,7 +428,7 @@ static void cmp_complete_all_reported(struct kunit *test)
 		stop_waiter(&w[i]);
 
 	/* every waiter released its acquisition */
-	KUNIT_EXPECT_EQ(test, ctx->done.map.xlock.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->done.dep_map.state.nr_acquired, 0U);
 	expect_report(test, ctx, "(complete)&ctx->done");
 }
 
@@ -521,7 +522,7 @@ static struct lock_class_key cmp_onstack_wait_key;
 static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
-	long misuse = xr_counter_read(XR_COUNTER_MISUSE);
+	long misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	DECLARE_COMPLETION(c);
 	struct waiter w;
 
@@ -530,8 +531,8 @@ static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 
 	complete(&c);			/* warns and marks it untracked */
 	wait_for_completion(&c);	/* completed already: returns */
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), misuse + 1);
-	KUNIT_EXPECT_TRUE(test, c.map.xlock.flags & CROSSLOCK_UNTRACKED);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), misuse + 1);
+	KUNIT_EXPECT_TRUE(test, c.dep_map.state.flags & CROSSLOCK_UNTRACKED);
 
 	/*
 	 * Waits in a kthread, completed by this task: tracked, the second
@@ -544,8 +545,8 @@ static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 	complete(&c);
 	stop_waiter(&w);
 
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), misuse + 1);
-	KUNIT_EXPECT_EQ(test, c.map.xlock.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), misuse + 1);
+	KUNIT_EXPECT_EQ(test, c.dep_map.state.nr_acquired, 0U);
 	expect_warned_once(test, ctx, W_NO_KEY);
 	expect_quiet(test, ctx);
 }
@@ -588,7 +589,7 @@ static noinline void stale_wait(struct stale_cmp *s)
 
 	s->c = &c;
 	s->timed_out = !wait_for_completion_timeout(&c, 1);
-	s->nr_acquired = c.map.xlock.nr_acquired;
+	s->nr_acquired = c.dep_map.state.nr_acquired;
 }
 
 /* Put @depth padded frames between the caller and stale_wait()'s frame. */
@@ -635,8 +636,8 @@ static int stale_complete_fn(void *data)
 static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
-	long misuse = xr_counter_read(XR_COUNTER_MISUSE);
-	unsigned int waits = current->xr.nr_waits;
+	long misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
+	unsigned int waits = current->crosslock.nr_waits;
 	unsigned long top, end, below = 0;
 	struct stale_cmp *s;
 	struct task_struct *t;
@@ -666,13 +667,13 @@ static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, s->timed_out);
 	KUNIT_EXPECT_TRUE(test, s->completed);
 	KUNIT_EXPECT_EQ(test, s->nr_acquired, 0U);
-	KUNIT_EXPECT_EQ(test, current->xr.nr_waits, waits);
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), misuse);
+	KUNIT_EXPECT_EQ(test, current->crosslock.nr_waits, waits);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), misuse);
 	expect_quiet(test, ctx);
 }
 
 static struct kunit_case cmp_test_cases[] = {
-	KUNIT_CASE(cmp_seed3_reported),
+	KUNIT_CASE(cmp_wait_under_mutex_reported),
 	KUNIT_CASE(cmp_untracked_quiet),
 	KUNIT_CASE(cmp_work_completer_reported),
 	KUNIT_CASE(cmp_mutex_before_wait_quiet),

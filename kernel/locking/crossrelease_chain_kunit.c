@@ -58,7 +58,7 @@ static int cc_test_init(struct kunit *test)
 	init_a(ctx);
 	init_b(ctx);
 
-	if (!crossrelease_enabled())
+	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
@@ -219,7 +219,7 @@ static void cc_folio_and_completion_reported(struct kunit *test)
 	struct task_struct *t, *k;
 
 	lockdep_kunit_expect_xr_report(test);
-	if (!lockdep_pagelock_enabled())
+	if (!crosslock_folio_enabled())
 		kunit_skip(test, "folio locks not tracked");
 
 	ctx->f = folio_alloc(GFP_KERNEL, 0);

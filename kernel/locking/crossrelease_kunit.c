@@ -24,14 +24,14 @@ struct xr_ctx {
 	struct lock_class_key key_m, key_n, key_i, key_x, key_z;
 	struct mutex m, n;
 	raw_spinlock_t irq_lock;
-	struct lockdep_map_cross x, z;
+	struct crosslock x, z;
 	struct lockdep_capture cap;
 	struct work_struct work1, work2;
 	struct task_struct *worker1, *worker2;
 	struct hrtimer hrtimer;
 	struct timer_list timer;
 	bool fired;
-	long misuse;		/* XR_COUNTER_MISUSE when the case began */
+	long misuse;		/* CROSSLOCK_COUNTER_MISUSE when the case began */
 };
 
 static int xr_test_init(struct kunit *test)
@@ -52,15 +52,15 @@ static int xr_test_init(struct kunit *test)
 	lockdep_set_class_and_name(&ctx->n, &ctx->key_n, "xr_test_N");
 	raw_spin_lock_init(&ctx->irq_lock);
 	lockdep_set_class_and_name(&ctx->irq_lock, &ctx->key_i, "xr_test_irq");
-	lockdep_init_map_crosslock(&ctx->x, "(xr)test_X", &ctx->key_x, 0);
-	lockdep_init_map_crosslock(&ctx->z, "(xr)test_Z", &ctx->key_z, 0);
+	crosslock_init_map(&ctx->x, "(xr)test_X", &ctx->key_x, 0);
+	crosslock_init_map(&ctx->z, "(xr)test_Z", &ctx->key_z, 0);
 	test->priv = ctx;
 
-	if (!crossrelease_enabled())
+	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
-	ctx->misuse = xr_counter_read(XR_COUNTER_MISUSE);
+	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
@@ -85,7 +85,7 @@ static void xr_test_exit(struct kunit *test)
 static void wait_under_m(struct xr_ctx *ctx)
 {
 	mutex_lock(&ctx->m);
-	lock_acquire_crosslock(&ctx->x, 0, XR_IP);
+	crosslock_acquire(&ctx->x, 0, XR_IP);
 	mutex_unlock(&ctx->m);
 }
 
@@ -122,7 +122,7 @@ static void commit_after_m_fn(struct work_struct *work)
 
 	ctx->worker1 = current;
 	take_m(ctx);
-	lock_commit_crosslock(&ctx->x);
+	crosslock_commit(&ctx->x);
 }
 
 static void xr_cycle_reported(struct kunit *test)
@@ -136,7 +136,7 @@ static void xr_cycle_reported(struct kunit *test)
 	INIT_WORK(&ctx->work1, commit_after_m_fn);
 	schedule_work(&ctx->work1);
 	flush_work(&ctx->work1);
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_release(&ctx->x, XR_IP);
 
 	lockdep_kunit_expect_went_on(test, &ctx->cap);
 	expect_seen(test, ctx, "possible circular locking dependency detected");
@@ -154,16 +154,16 @@ static void xr_cycle_reported(struct kunit *test)
 }
 
 /* Wait for @x under @under, then take @take and release @x. */
-static void wait_then_commit(struct lockdep_map_cross *x, struct mutex *under,
+static void wait_then_commit(struct crosslock *x, struct mutex *under,
 			     struct mutex *take)
 {
 	mutex_lock(under);
-	lock_acquire_crosslock(x, 0, XR_IP);
+	crosslock_acquire(x, 0, XR_IP);
 	mutex_unlock(under);
 	mutex_lock(take);
 	mutex_unlock(take);
-	lock_commit_crosslock(x);
-	lock_release_crosslock(x, XR_IP);
+	crosslock_commit(x);
+	crosslock_release(x, XR_IP);
 }
 
 #define CIRCULAR "possible circular locking dependency detected"
@@ -176,14 +176,14 @@ static void wait_then_commit(struct lockdep_map_cross *x, struct mutex *under,
 static void xr_report_goes_on(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
-	long printed = xr_counter_read(XR_COUNTER_REPORTS_PRINTED);
-	long suppressed = xr_counter_read(XR_COUNTER_REPORTS_SUPPRESSED);
+	long printed = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED);
+	long suppressed = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED);
 	unsigned int max;
 
 	if (!lockdep_kunit_xr_goes_on())
 		kunit_skip(test, "booted with crossrelease.max_reports=0");
-	xr_reports_reset();
-	max = xr_max_reports_set(2);
+	crosslock_reports_reset();
+	max = crosslock_max_reports_set(2);
 
 	wait_then_commit(&ctx->x, &ctx->m, &ctx->m);	/* M -> X -> M */
 	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 1U);
@@ -195,16 +195,16 @@ static void xr_report_goes_on(struct kunit *test)
 	wait_then_commit(&ctx->z, &ctx->n, &ctx->n);	/* N -> Z -> N */
 	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 2U);
 	expect_seen(test, ctx, "(report 2 of at most 2)");
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_REPORTS_PRINTED),
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED),
 			printed + 2);
 
 	wait_then_commit(&ctx->x, &ctx->n, &ctx->n);	/* over the budget */
 	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 2U);
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_REPORTS_SUPPRESSED),
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED),
 			suppressed + 1);
 
-	xr_max_reports_set(max);
-	xr_reports_reset();
+	crosslock_max_reports_set(max);
+	crosslock_reports_reset();
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
 }
 
@@ -219,15 +219,15 @@ static void xr_wait_report_goes_on(struct kunit *test)
 
 	lockdep_kunit_expect_xr_report(test);
 
-	lock_acquire_crosslock(&ctx->z, 1, XR_IP);
+	crosslock_acquire(&ctx->z, 1, XR_IP);
 	take_m(ctx);
-	lock_commit_crosslock(&ctx->z);			/* Z -> M */
-	lock_release_crosslock(&ctx->z, XR_IP);
+	crosslock_commit(&ctx->z);			/* Z -> M */
+	crosslock_release(&ctx->z, XR_IP);
 
 	mutex_lock(&ctx->m);
-	lock_acquire_crosslock(&ctx->z, 0, XR_IP);	/* M -> Z: a cycle */
+	crosslock_acquire(&ctx->z, 0, XR_IP);	/* M -> Z: a cycle */
 	mutex_unlock(&ctx->m);
-	lock_release_crosslock(&ctx->z, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
 
 	expect_seen(test, ctx, CIRCULAR);
 	expect_seen(test, ctx, "is trying to acquire lock");
@@ -244,12 +244,12 @@ static void xr_lock_before_acquire_quiet(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 
 	/* Keep a crosslock in flight so that the first take_m() is recorded */
-	lock_acquire_crosslock(&ctx->z, 1, XR_IP);
+	crosslock_acquire(&ctx->z, 1, XR_IP);
 	take_m(ctx);
 	wait_under_m(ctx);
-	lock_commit_crosslock(&ctx->x);
-	lock_release_crosslock(&ctx->x, XR_IP);
-	lock_release_crosslock(&ctx->z, XR_IP);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
 	expect_quiet(test, ctx);
 }
 
@@ -262,26 +262,26 @@ static void xr_lock_before_acquire_quiet(struct kunit *test)
 static void xr_nested_lock_implied(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
-	unsigned long implied = xr_counter_read(XR_COUNTER_HIST_IMPLIED);
-	unsigned long repeated = xr_counter_read(XR_COUNTER_HIST_REPEATED);
+	unsigned long implied = crosslock_counter_read(CROSSLOCK_COUNTER_HIST_IMPLIED);
+	unsigned long repeated = crosslock_counter_read(CROSSLOCK_COUNTER_HIST_REPEATED);
 
 	lockdep_kunit_expect_xr_report(test);
 
 	mutex_lock(&ctx->n);
-	lock_acquire_crosslock(&ctx->x, 0, XR_IP);	/* N -> X */
+	crosslock_acquire(&ctx->x, 0, XR_IP);	/* N -> X */
 	mutex_unlock(&ctx->n);
 	mutex_lock(&ctx->m);
 	mutex_lock(&ctx->n);				/* M -> N, implied */
 	mutex_unlock(&ctx->n);
 	mutex_unlock(&ctx->m);
-	KUNIT_EXPECT_GT(test, xr_counter_read(XR_COUNTER_HIST_IMPLIED),
+	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_IMPLIED),
 			implied);
 	take_irq_lock(ctx);
 	take_irq_lock(ctx);				/* a repeat */
-	KUNIT_EXPECT_GT(test, xr_counter_read(XR_COUNTER_HIST_REPEATED),
+	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_REPEATED),
 			repeated);
-	lock_commit_crosslock(&ctx->x);			/* X -> M: a cycle */
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_commit(&ctx->x);			/* X -> M: a cycle */
+	crosslock_release(&ctx->x, XR_IP);
 
 	expect_seen(test, ctx, CIRCULAR);
 	expect_seen(test, ctx, "(xr_test_M)");
@@ -300,20 +300,20 @@ static void xr_nested_after_acquire_reported(struct kunit *test)
 
 	lockdep_kunit_expect_xr_report(test);
 
-	lock_acquire_crosslock(&ctx->z, 1, XR_IP);	/* entries are written */
+	crosslock_acquire(&ctx->z, 1, XR_IP);	/* entries are written */
 	mutex_lock(&ctx->n);
-	lock_acquire_crosslock(&ctx->x, 0, XR_IP);	/* N -> X */
+	crosslock_acquire(&ctx->x, 0, XR_IP);	/* N -> X */
 	mutex_unlock(&ctx->n);
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_release(&ctx->x, XR_IP);
 
 	mutex_lock(&ctx->m);
-	lock_acquire_crosslock(&ctx->x, 1, XR_IP);	/* X acquired under M */
+	crosslock_acquire(&ctx->x, 1, XR_IP);	/* X acquired under M */
 	mutex_lock(&ctx->n);
 	mutex_unlock(&ctx->n);
 	mutex_unlock(&ctx->m);
-	lock_commit_crosslock(&ctx->x);			/* X -> N: a cycle */
-	lock_release_crosslock(&ctx->x, XR_IP);
-	lock_release_crosslock(&ctx->z, XR_IP);
+	crosslock_commit(&ctx->x);			/* X -> N: a cycle */
+	crosslock_release(&ctx->x, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
 
 	expect_seen(test, ctx, CIRCULAR);
 	expect_seen(test, ctx, "(xr_test_N)");
@@ -324,17 +324,17 @@ static void xr_nested_after_acquire_reported(struct kunit *test)
 /* The repeat cases start with M -> X known and entries being written. */
 static void repeat_setup(struct xr_ctx *ctx)
 {
-	lock_acquire_crosslock(&ctx->z, 1, XR_IP);	/* entries are written */
+	crosslock_acquire(&ctx->z, 1, XR_IP);	/* entries are written */
 	wait_under_m(ctx);				/* M -> X */
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_release(&ctx->x, XR_IP);
 }
 
 /* ... and end with X committed: X -> M, if M was written, is a cycle. */
 static void repeat_expect_cycle(struct kunit *test, struct xr_ctx *ctx)
 {
-	lock_commit_crosslock(&ctx->x);
-	lock_release_crosslock(&ctx->x, XR_IP);
-	lock_release_crosslock(&ctx->z, XR_IP);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
 
 	expect_seen(test, ctx, CIRCULAR);
 	expect_seen(test, ctx, "(xr_test_M)");
@@ -353,7 +353,7 @@ static void xr_repeat_after_acquire_reported(struct kunit *test)
 	lockdep_kunit_expect_xr_report(test);
 	repeat_setup(ctx);
 	take_m(ctx);
-	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
+	crosslock_acquire(&ctx->x, 1, XR_IP);
 	take_m(ctx);
 	repeat_expect_cycle(test, ctx);
 }
@@ -369,7 +369,7 @@ static void xr_repeat_in_new_section_reported(struct kunit *test)
 
 	lockdep_kunit_expect_xr_report(test);
 	repeat_setup(ctx);
-	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
+	crosslock_acquire(&ctx->x, 1, XR_IP);
 	take_m(ctx);
 	crosslock_bound_begin();
 	take_m(ctx);
@@ -385,8 +385,8 @@ static void xr_trylock_quiet(struct kunit *test)
 	wait_under_m(ctx);
 	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->m));
 	mutex_unlock(&ctx->m);
-	lock_commit_crosslock(&ctx->x);
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
 	expect_quiet(test, ctx);
 }
 
@@ -399,7 +399,7 @@ static void commit_from_irq(struct xr_ctx *ctx)
 {
 	raw_spin_lock(&ctx->irq_lock);
 	raw_spin_unlock(&ctx->irq_lock);
-	lock_commit_crosslock(&ctx->x);
+	crosslock_commit(&ctx->x);
 	WRITE_ONCE(ctx->fired, true);
 }
 
@@ -427,7 +427,7 @@ static bool spin_until_fired(struct xr_ctx *ctx)
 static void xr_irq_commit(struct kunit *test, bool hard)
 {
 	struct xr_ctx *ctx = test->priv;
-	long added = xr_counter_read(XR_COUNTER_DEPS_ADDED);
+	long added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
 	bool fired;
 
 	wait_under_m(ctx);
@@ -448,12 +448,12 @@ static void xr_irq_commit(struct kunit *test, bool hard)
 		hrtimer_cancel(&ctx->hrtimer);
 	else
 		del_timer_sync(&ctx->timer);
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_release(&ctx->x, XR_IP);
 
 	KUNIT_ASSERT_TRUE(test, fired);
 	expect_quiet(test, ctx);
 	/* the handler's own acquisition was committed */
-	KUNIT_EXPECT_GE(test, xr_counter_read(XR_COUNTER_DEPS_ADDED), added + 1);
+	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added + 1);
 }
 
 static void xr_hardirq_ignores_task(struct kunit *test)
@@ -480,7 +480,7 @@ static void commit_fn(struct work_struct *work)
 	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work2);
 
 	ctx->worker2 = current;
-	lock_commit_crosslock(&ctx->x);
+	crosslock_commit(&ctx->x);
 }
 
 static void xr_new_work_item_quiet(struct kunit *test)
@@ -497,7 +497,7 @@ static void xr_new_work_item_quiet(struct kunit *test)
 	put_cpu();
 	flush_work(&ctx->work1);
 	flush_work(&ctx->work2);
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_release(&ctx->x, XR_IP);
 
 	expect_quiet(test, ctx);
 	if (ctx->worker1 != ctx->worker2)
@@ -508,23 +508,23 @@ static void xr_new_work_item_quiet(struct kunit *test)
 static void xr_history_overflow_quiet(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
-	long overflows = xr_counter_read(XR_COUNTER_HIST_OVERFLOWS);
+	long overflows = crosslock_counter_read(CROSSLOCK_COUNTER_HIST_OVERFLOWS);
 	int i;
 
-	lock_acquire_crosslock(&ctx->z, 1, XR_IP);
+	crosslock_acquire(&ctx->z, 1, XR_IP);
 	take_m(ctx);
 	wait_under_m(ctx);
-	for (i = 0; i < 3 * XR_HIST_SIZE; i++) {	/* no repeats: */
+	for (i = 0; i < 3 * CROSSLOCK_HIST_SIZE; i++) {	/* no repeats: */
 		mutex_lock(&ctx->n);			/* each is written */
 		mutex_unlock(&ctx->n);
 		take_irq_lock(ctx);
 	}
-	lock_commit_crosslock(&ctx->x);
-	lock_release_crosslock(&ctx->x, XR_IP);
-	lock_release_crosslock(&ctx->z, XR_IP);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
 
 	expect_quiet(test, ctx);
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_HIST_OVERFLOWS),
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_OVERFLOWS),
 			overflows + 1);
 }
 
@@ -534,8 +534,8 @@ static void commit_x_after_n(struct xr_ctx *ctx)
 	wait_under_m(ctx);
 	mutex_lock(&ctx->n);
 	mutex_unlock(&ctx->n);
-	lock_commit_crosslock(&ctx->x);
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
 }
 
 static void xr_second_commit_adds_nothing(struct kunit *test)
@@ -543,22 +543,22 @@ static void xr_second_commit_adds_nothing(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 	long added, checked, cached;
 
-	added = xr_counter_read(XR_COUNTER_DEPS_ADDED);
+	added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
 	commit_x_after_n(ctx);
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_DEPS_ADDED), added + 1);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added + 1);
 
-	added = xr_counter_read(XR_COUNTER_DEPS_ADDED);
-	checked = xr_counter_read(XR_COUNTER_DEPS_CHECKED);
-	cached = xr_counter_read(XR_COUNTER_DEPS_CACHED);
+	added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
+	checked = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CHECKED);
+	cached = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CACHED);
 	commit_x_after_n(ctx);
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_DEPS_ADDED), added);
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_DEPS_CHECKED), checked);
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_DEPS_CACHED), cached + 1);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CHECKED), checked);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CACHED), cached + 1);
 	expect_quiet(test, ctx);
 }
 
 /*
- * Misuse.  Every misuse the API can see is counted in XR_COUNTER_MISUSE, once
+ * Misuse.  Every misuse the API can see is counted in CROSSLOCK_COUNTER_MISUSE, once
  * per call, and printed once per boot and kind (xr_warn_once()); it never
  * crashes and never switches lockdep off.
  */
@@ -569,7 +569,7 @@ static void xr_second_commit_adds_nothing(struct kunit *test)
 /* Misuse counted since the case began */
 static long misuse_count(struct xr_ctx *ctx)
 {
-	return xr_counter_read(XR_COUNTER_MISUSE) - ctx->misuse;
+	return crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE) - ctx->misuse;
 }
 
 /*
@@ -598,16 +598,16 @@ static void xr_commit_unacquired_quiet(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 
 	take_m(ctx);
-	lock_commit_crosslock(&ctx->x);
-	lock_commit_crosslock(&ctx->x);
+	crosslock_commit(&ctx->x);
+	crosslock_commit(&ctx->x);
 
 	wait_under_m(ctx);				/* M -> X */
-	lock_release_crosslock(&ctx->x, XR_IP);	/* the waiter gave up */
+	crosslock_release(&ctx->x, XR_IP);	/* the waiter gave up */
 	take_m(ctx);
-	lock_commit_crosslock(&ctx->x);
+	crosslock_commit(&ctx->x);
 
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 0L);
-	KUNIT_EXPECT_EQ(test, ctx->x.xlock.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
 	expect_quiet(test, ctx);
 }
 
@@ -615,9 +615,9 @@ static void xr_misuse_release_unacquired(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
 
-	lock_release_crosslock(&ctx->x, XR_IP);		/* never acquired */
+	crosslock_release(&ctx->x, XR_IP);		/* never acquired */
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
-	KUNIT_EXPECT_EQ(test, ctx->x.xlock.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
 	expect_warned_once(test, ctx, W_NOT_ACQUIRED);
 	expect_quiet(test, ctx);
 }
@@ -626,12 +626,12 @@ static void xr_misuse_double_release(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
 
-	lock_acquire_crosslock(&ctx->x, 1, XR_IP);
-	lock_release_crosslock(&ctx->x, XR_IP);
+	crosslock_acquire(&ctx->x, 1, XR_IP);
+	crosslock_release(&ctx->x, XR_IP);
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 0L);
-	lock_release_crosslock(&ctx->x, XR_IP);		/* double release */
+	crosslock_release(&ctx->x, XR_IP);		/* double release */
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
-	KUNIT_EXPECT_EQ(test, ctx->x.xlock.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
 	expect_warned_once(test, ctx, W_NOT_ACQUIRED);
 	expect_quiet(test, ctx);
 }
@@ -640,7 +640,7 @@ static int exit_while_waiting_fn(void *data)
 {
 	struct xr_ctx *ctx = data;
 
-	lock_acquire_crosslock(&ctx->z, 0, XR_IP);
+	crosslock_acquire(&ctx->z, 0, XR_IP);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
@@ -653,8 +653,8 @@ static void xr_misuse_exit_in_flight(struct kunit *test)
 	struct task_struct *t;
 	int i;
 
-	lockdep_init_map_crosslock(&ctx->z, "(xr)test_Z", &ctx->key_z,
-				   CROSSLOCK_SELF_RELEASE);
+	crosslock_init_map(&ctx->z, "(xr)test_Z", &ctx->key_z,
+			   CROSSLOCK_SELF_RELEASE);
 	t = kthread_run(exit_while_waiting_fn, ctx, "xr_exit_test");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	msleep(20);
@@ -665,14 +665,14 @@ static void xr_misuse_exit_in_flight(struct kunit *test)
 		usleep_range(10000, 20000);
 	}
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
-	lock_release_crosslock(&ctx->z, XR_IP);		/* balance it */
+	crosslock_release(&ctx->z, XR_IP);		/* balance it */
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
 	expect_warned_once(test, ctx, W_EXITS);
 	expect_quiet(test, ctx);
 }
 
 /*
- * A map never passed to lockdep_init_map_crosslock() (zeroed memory): no
+ * A map never passed to crosslock_init_map() (zeroed memory): no
  * name, no key, so lockdep could not give it a class.  Each of the three
  * calls is ignored and counted once.  The acquisition and the commit go
  * through xr_usable(), one kind: "<what> of uninitialised crosslock" is
@@ -685,27 +685,27 @@ static void xr_misuse_exit_in_flight(struct kunit *test)
 static void xr_misuse_uninitialised(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
-	unsigned int waits = current->xr.nr_waits;
-	struct lockdep_map_cross *u;
+	unsigned int waits = current->crosslock.nr_waits;
+	struct crosslock *u;
 
 	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, u);
 
 	mutex_lock(&ctx->m);
-	lock_acquire_crosslock(u, 0, XR_IP);
+	crosslock_acquire(u, 0, XR_IP);
 	mutex_unlock(&ctx->m);
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
 	take_m(ctx);
-	lock_commit_crosslock(u);
+	crosslock_commit(u);
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
-	lock_release_crosslock(u, XR_IP);
+	crosslock_release(u, XR_IP);
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 3L);
 
-	KUNIT_EXPECT_EQ(test, u->xlock.nr_acquired, 0U);
-	KUNIT_EXPECT_EQ(test, u->xlock.flags, 0U);
+	KUNIT_EXPECT_EQ(test, u->state.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, u->state.flags, 0U);
 	KUNIT_EXPECT_NULL(test, u->map.key);
 	KUNIT_EXPECT_NULL(test, u->map.class_cache[0]);
-	KUNIT_EXPECT_EQ(test, current->xr.nr_waits, waits);
+	KUNIT_EXPECT_EQ(test, current->crosslock.nr_waits, waits);
 	expect_warned_once(test, ctx, "acquire " W_UNINIT);
 	expect_warned_once(test, ctx, "release " W_UNINIT);
 	expect_quiet(test, ctx);
@@ -718,10 +718,10 @@ static void xr_misuse_unbalanced_end(struct kunit *test)
 
 	crosslock_hide_end();
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
-	KUNIT_EXPECT_EQ(test, current->xr.hidden, 0);
+	KUNIT_EXPECT_EQ(test, current->crosslock.hidden, 0);
 	crosslock_opportunistic_end();
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
-	KUNIT_EXPECT_EQ(test, current->xr.opportunistic, 0);
+	KUNIT_EXPECT_EQ(test, current->crosslock.opportunistic, 0);
 	expect_warned_once(test, ctx, "unbalanced crosslock_hide_end");
 	expect_warned_once(test, ctx, "unbalanced crosslock_opportunistic_end");
 	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->cap,

@@ -51,12 +51,12 @@ static int xp_test_init(struct kunit *test)
 	init_completion(&ctx->done);
 	init_completion(&ctx->go);
 
-	if (!crossrelease_enabled())
+	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
-	ctx->misuse = xr_counter_read(XR_COUNTER_MISUSE);
-	ctx->stale = xr_counter_read(XR_COUNTER_STALE_ENTRIES);
+	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
+	ctx->stale = crosslock_counter_read(CROSSLOCK_COUNTER_STALE_ENTRIES);
 	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
@@ -245,7 +245,7 @@ static void xp_destroyed_workqueue_then_complete_quiet(struct kunit *test)
 		complete(&ctx->done);
 		kthread_stop(t);
 	}
-	KUNIT_EXPECT_GT(test, xr_counter_read(XR_COUNTER_STALE_ENTRIES),
+	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_STALE_ENTRIES),
 			ctx->stale);
 	expect_quiet(test, ctx);
 }
@@ -262,18 +262,18 @@ static void xp_destroyed_workqueue_then_complete_quiet(struct kunit *test)
 static void xp_onstack_static_initialiser_warns(struct kunit *test)
 {
 	struct xp_ctx *ctx = test->priv;
-	struct lockdep_map_cross bad =
-		STATIC_CROSS_LOCKDEP_MAP_INIT("(xp_test)onstack", NULL,
-					      CROSSLOCK_SELF_RELEASE);
+	struct crosslock bad =
+		STATIC_CROSSLOCK_INIT("(xp_test)onstack", NULL,
+				      CROSSLOCK_SELF_RELEASE);
 
 	mutex_lock(&ctx->a);
-	lock_acquire_crosslock(&bad, 0, _THIS_IP_);
-	lock_release_crosslock(&bad, _THIS_IP_);
+	crosslock_acquire(&bad, 0, _THIS_IP_);
+	crosslock_release(&bad, _THIS_IP_);
 	mutex_unlock(&ctx->a);
-	lock_commit_crosslock(&bad);
-	KUNIT_EXPECT_GT(test, xr_counter_read(XR_COUNTER_MISUSE), ctx->misuse);
-	KUNIT_EXPECT_TRUE(test, bad.xlock.flags & CROSSLOCK_UNTRACKED);
-	KUNIT_EXPECT_EQ(test, bad.xlock.nr_acquired, 0U);
+	crosslock_commit(&bad);
+	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), ctx->misuse);
+	KUNIT_EXPECT_TRUE(test, bad.state.flags & CROSSLOCK_UNTRACKED);
+	KUNIT_EXPECT_EQ(test, bad.state.nr_acquired, 0U);
 	expect_quiet(test, ctx);
 }
 
@@ -293,7 +293,7 @@ static void xp_folio_classes_apart_quiet(struct kunit *test)
 	struct file *file;
 	struct page *page;
 
-	if (!lockdep_pagelock_enabled())
+	if (!crosslock_folio_enabled())
 		kunit_skip(test, "folio locks not tracked");
 	file = shmem_kernel_file_setup("xp_test", PAGE_SIZE, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
@@ -304,10 +304,10 @@ static void xp_folio_classes_apart_quiet(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, free_folio);
 
 	/* named after the first file system type seen with those a_ops */
-	KUNIT_EXPECT_NOT_NULL(test, strstr(lockdep_folio_class_name(file_folio),
+	KUNIT_EXPECT_NOT_NULL(test, strstr(crosslock_folio_class_name(file_folio),
 					   IS_ENABLED(CONFIG_SHMEM) ?
 					   ":shmem_aops" : ":ram_aops"));
-	KUNIT_EXPECT_STREQ(test, lockdep_folio_class_name(free_folio),
+	KUNIT_EXPECT_STREQ(test, crosslock_folio_class_name(free_folio),
 			   "(PG_locked)folio");
 
 	folio_lock(file_folio);

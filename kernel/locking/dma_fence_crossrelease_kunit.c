@@ -68,7 +68,7 @@ static int df_test_init(struct kunit *test)
 	spin_lock_init(&ctx->fence_lock);
 	ctx->context = dma_fence_context_alloc(1);
 
-	if (!crossrelease_enabled())
+	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
@@ -145,9 +145,9 @@ static int signaller_fn(void *data)
 		break;
 	case SIGNAL_OPPORTUNISTIC:
 		take_m(ctx);
-		dma_fence_begin_opportunistic();
+		crosslock_fence_opportunistic_begin();
 		dma_fence_signal(ctx->fence);
-		dma_fence_end_opportunistic();
+		crosslock_fence_opportunistic_end();
 		break;
 	case SIGNAL_M_IN_SECTION:
 		cookie = dma_fence_begin_signalling();

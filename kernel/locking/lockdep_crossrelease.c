@@ -18,7 +18,7 @@
  * of its own instance.
  *
  * Committed dependencies go through lockdep's usual checks (cycles, irq
- * inversions) via lockdep_xr_add_dep(); a cache of committed pairs makes a
+ * inversions) via crosslock_add_dep(); a cache of committed pairs makes a
  * repeated commit cost a hash probe.  Stacks are kept per call site: the
  * first acquisition at a site while a crosslock is in flight saves its
  * stack (deduplicated by lockdep's trace store), later ones only probe a
@@ -53,22 +53,22 @@ static int __init xr_setup(char *str)
 __setup("crossrelease=", xr_setup);
 
 /**
- * crossrelease_enabled - is crossrelease tracking active in this boot?
+ * crosslock_enabled - is crossrelease tracking active in this boot?
  *
  * Return: false if the kernel was booted with "crossrelease=off".
  */
-bool crossrelease_enabled(void)
+bool crosslock_enabled(void)
 {
 	return xr_enabled;
 }
-EXPORT_SYMBOL_GPL(crossrelease_enabled);
+EXPORT_SYMBOL_GPL(crosslock_enabled);
 
 /*
  * Bumped by each crosslock acquisition and each freed class; read by every
  * history entry.  64 bits: a folio lock bumps it too, and a wrapped
  * generation would make an old entry look newer than a crosslock.
  */
-atomic64_t xr_gen = ATOMIC64_INIT(0);
+atomic64_t crosslock_gen = ATOMIC64_INIT(0);
 
 /*
  * The generation at which each class index was last freed.  A history
@@ -78,28 +78,28 @@ atomic64_t xr_gen = ATOMIC64_INIT(0);
 static atomic64_t xr_class_freed[MAX_LOCKDEP_KEYS];
 
 /* Crosslock instances with at least one acquisition not yet released. */
-atomic_t xr_nr_in_flight = ATOMIC_INIT(0);
+atomic_t crosslock_nr_in_flight = ATOMIC_INIT(0);
 
-DEFINE_PER_CPU(unsigned long, xr_counters[XR_COUNTER_COUNT]);
+DEFINE_PER_CPU(unsigned long, crosslock_counters[CROSSLOCK_COUNTER_COUNT]);
 
 /**
- * xr_counter_read - the sum of a statistics counter over all CPUs
+ * crosslock_counter_read - the sum of a statistics counter over all CPUs
  * @id: the counter
  */
-unsigned long xr_counter_read(enum xr_counter_id id)
+unsigned long crosslock_counter_read(enum crosslock_counter_id id)
 {
 	unsigned long sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(xr_counters[id], cpu);
+		sum += per_cpu(crosslock_counters[id], cpu);
 	return sum;
 }
-EXPORT_SYMBOL_GPL(xr_counter_read);
+EXPORT_SYMBOL_GPL(crosslock_counter_read);
 
 /* Context instances of interrupts, bumped by lockdep_{hard,soft}irq_enter() */
-DEFINE_PER_CPU(unsigned int, xr_hardirq_seq);
-DEFINE_PER_CPU(unsigned int, xr_softirq_seq);
+DEFINE_PER_CPU(unsigned int, crosslock_hardirq_seq);
+DEFINE_PER_CPU(unsigned int, crosslock_softirq_seq);
 
 /* Is generation @a older than generation @b? */
 static inline bool xr_gen_before(u64 a, u64 b)
@@ -116,7 +116,7 @@ static bool xr_class_alive(unsigned int class_idx, u64 gen)
 /*
  * Classes of crosslocks, marked when one is acquired or committed: every
  * dependency that leads from a crosslock comes from a commit, so a cycle
- * through a crosslock has a marked class on it (xr_cycle_goes_on()); and
+ * through a crosslock has a marked class on it (crosslock_cycle_goes_on()); and
  * a lock of a marked class never implies the locks taken under it
  * (xr_hist_redundant()).
  */
@@ -125,7 +125,7 @@ static void xr_cycle_forget_class(unsigned int class_idx);
 
 static int xr_crosslock_class_idx(struct lockdep_map *map)
 {
-	int class_idx = lockdep_xr_class_idx(map);
+	int class_idx = crosslock_class_idx(map);
 
 	if (class_idx >= 0 && !test_bit(class_idx, xr_crosslock_classes))
 		set_bit(class_idx, xr_crosslock_classes);
@@ -139,7 +139,7 @@ static int xr_crosslock_class_idx(struct lockdep_map *map)
 do {									\
 	static bool __warned;						\
 									\
-	xr_counter_inc(XR_COUNTER_MISUSE);				\
+	crosslock_counter_inc(CROSSLOCK_COUNTER_MISUSE);				\
 	if (!__warned) {						\
 		__warned = true;					\
 		pr_warn("crossrelease: " fmt, ##__VA_ARGS__);		\
@@ -167,10 +167,10 @@ static unsigned int xr_ctx_id(struct task_struct *curr,
 	unsigned int cpu = raw_smp_processor_id() & 0xff;
 
 	if (irq_context & LOCK_CHAIN_HARDIRQ_CONTEXT)
-		return raw_cpu_read(xr_hardirq_seq) << 8 | cpu;
+		return raw_cpu_read(crosslock_hardirq_seq) << 8 | cpu;
 	if (irq_context & LOCK_CHAIN_SOFTIRQ_CONTEXT)
-		return raw_cpu_read(xr_softirq_seq) << 8 | cpu;
-	return curr->xr.ctx;
+		return raw_cpu_read(crosslock_softirq_seq) << 8 | cpu;
+	return curr->crosslock.ctx;
 }
 
 static const char *xr_ctx_name(unsigned int irq_context)
@@ -193,19 +193,19 @@ static const char *xr_ctx_name(unsigned int irq_context)
  */
 void lockdep_invariant_state(bool force)
 {
-	current->xr.ctx++;
-	current->xr.repeat_ip = 0;
+	current->crosslock.ctx++;
+	current->crosslock.repeat_ip = 0;
 }
 
-void xr_init_task(struct task_struct *task)
+void crosslock_init_task(struct task_struct *task)
 {
-	task->xr.nr_written = 0;
-	task->xr.ctx = 0;
-	task->xr.nr_waits = 0;
-	task->xr.bounded = 0;
-	task->xr.opportunistic = 0;
-	task->xr.hidden = 0;
-	task->xr.repeat_ip = 0;
+	task->crosslock.nr_written = 0;
+	task->crosslock.ctx = 0;
+	task->crosslock.nr_waits = 0;
+	task->crosslock.bounded = 0;
+	task->crosslock.opportunistic = 0;
+	task->crosslock.hidden = 0;
+	task->crosslock.repeat_ip = 0;
 }
 
 /**
@@ -217,9 +217,9 @@ void xr_init_task(struct task_struct *task)
  */
 void lockdep_free_task(struct task_struct *task)
 {
-	if (unlikely(task->xr.nr_waits))
+	if (unlikely(task->crosslock.nr_waits))
 		xr_warn_once("%s/%d exits with %u crosslock acquisition(s) in flight\n",
-			     task->comm, task_pid_nr(task), task->xr.nr_waits);
+			     task->comm, task_pid_nr(task), task->crosslock.nr_waits);
 }
 
 /* ---------------------------------------------------------------------
@@ -336,16 +336,16 @@ static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
 		return;
 	slot = xr_stack_reserve(class_idx, ip);
 	if (!slot) {
-		xr_counter_inc(XR_COUNTER_STACKS_DROPPED);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_STACKS_DROPPED);
 		pr_warn_once("crossrelease: stack cache full, some reports show call sites only\n");
 		return;
 	}
-	trace = lockdep_xr_save_trace();
+	trace = crosslock_save_trace();
 	xr_stack_publish(slot, class_idx, ip, trace);
 	if (trace)
-		xr_counter_inc(XR_COUNTER_STACKS_SAVED);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_STACKS_SAVED);
 	else
-		xr_counter_inc(XR_COUNTER_STACKS_DROPPED);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_STACKS_DROPPED);
 }
 
 /* ---------------------------------------------------------------------
@@ -402,12 +402,12 @@ static void xr_dep_remember(unsigned int key)
 			return;
 	}
 	/* Full: the pair is re-checked by lockdep next time, still correct. */
-	xr_counter_inc(XR_COUNTER_DEPS_UNCACHED);
+	crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_UNCACHED);
 	pr_warn_once("crossrelease: dependency cache full, repeated commits take lockdep's slower path\n");
 }
 
 /**
- * xr_zap_class - forget a lock class that lockdep is freeing
+ * crosslock_zap_class - forget a lock class that lockdep is freeing
  * @class_idx: index of the class in lock_classes[]
  *
  * Called by zap_class() under the graph lock.  Freed class indexes are
@@ -416,11 +416,11 @@ static void xr_dep_remember(unsigned int key)
  * History entries are not searched: they carry their generation, and every
  * entry older than this call is from now on ignored (xr_class_alive()).
  */
-void xr_zap_class(unsigned int class_idx)
+void crosslock_zap_class(unsigned int class_idx)
 {
 	unsigned int i;
 
-	atomic64_set(&xr_class_freed[class_idx], atomic64_inc_return(&xr_gen));
+	atomic64_set(&xr_class_freed[class_idx], atomic64_inc_return(&crosslock_gen));
 	WRITE_ONCE(xr_last_ip[class_idx][0], 0);
 	WRITE_ONCE(xr_last_ip[class_idx][1], 0);
 	clear_bit(class_idx, xr_crosslock_classes);
@@ -442,11 +442,11 @@ void xr_zap_class(unsigned int class_idx)
 /* ---------------------------------------------------------------------
  * History.
  */
-static void xr_hist_store(struct xr_task *xt, unsigned int class_idx,
+static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
 			  unsigned long ip, unsigned int irq_context, u8 flags,
 			  u64 gen, unsigned int ctx)
 {
-	struct xr_hist_entry *e = &xt->hist[xt->nr_written % XR_HIST_SIZE];
+	struct crosslock_hist_entry *e = &xt->hist[xt->nr_written % CROSSLOCK_HIST_SIZE];
 
 	e->ip = ip;
 	e->gen = gen;
@@ -461,19 +461,19 @@ static void xr_hist_store(struct xr_task *xt, unsigned int class_idx,
 static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
 			  unsigned long ip, unsigned int irq_context, u8 flags)
 {
-	xr_hist_store(&curr->xr, class_idx, ip, irq_context, flags,
-		      atomic64_read(&xr_gen), xr_ctx_id(curr, irq_context));
+	xr_hist_store(&curr->crosslock, class_idx, ip, irq_context, flags,
+		      atomic64_read(&crosslock_gen), xr_ctx_id(curr, irq_context));
 }
 
 /*
- * Let xr_hist_repeats() skip the next acquisitions that repeat @hlock, the
+ * Let crosslock_hist_repeats() skip the next acquisitions that repeat @hlock, the
  * newest entry, without a call: any other write clears this.
  */
-static void xr_repeat_remember(struct xr_task *xt, struct held_lock *hlock,
+static void xr_repeat_remember(struct crosslock_task *xt, struct held_lock *hlock,
 			       u64 gen)
 {
 	static_assert(MAX_LOCKDEP_KEYS_BITS + 2 <= 16);
-	xt->repeat_key = xr_repeat_key(hlock);
+	xt->repeat_key = crosslock_repeat_key(hlock);
 	xt->repeat_gen = gen;
 	xt->repeat_ip = hlock->acquire_ip;
 }
@@ -500,29 +500,29 @@ static bool xr_hist_redundant(struct task_struct *curr,
 			      struct held_lock *hlock, u64 gen,
 			      unsigned int ctx)
 {
-	struct xr_task *xt = &curr->xr;
+	struct crosslock_task *xt = &curr->crosslock;
 	struct held_lock *below = hlock - 1;
-	struct xr_hist_entry *e;
+	struct crosslock_hist_entry *e;
 
 	if (!xt->nr_written || (xt->bounded && xt->nr_written == xt->bound))
 		return false;
-	e = &xt->hist[(xt->nr_written - 1) % XR_HIST_SIZE];
+	e = &xt->hist[(xt->nr_written - 1) % CROSSLOCK_HIST_SIZE];
 	if (e->gen != gen || e->ctx != ctx ||
 	    e->irq_context != hlock->irq_context)
 		return false;
 	if (e->class_idx == hlock->class_idx && e->ip == hlock->acquire_ip &&
-	    e->flags == (hlock->read & XR_HIST_READ_MASK)) {
-		/* process-context repeats stop in xr_hist_repeats() */
-		xr_counter_inc(XR_COUNTER_HIST_REPEATED);
+	    e->flags == (hlock->read & CROSSLOCK_HIST_READ_MASK)) {
+		/* process-context repeats stop in crosslock_hist_repeats() */
+		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_REPEATED);
 		return true;
 	}
 	if (curr->lockdep_depth < 2 || e->class_idx != below->class_idx ||
-	    e->ip != below->acquire_ip || e->flags & XR_HIST_WAIT ||
+	    e->ip != below->acquire_ip || e->flags & CROSSLOCK_HIST_WAIT ||
 	    below->trylock || !below->check || below->read == 2 ||
 	    below->irq_context != hlock->irq_context ||
 	    test_bit(below->class_idx, xr_crosslock_classes))
 		return false;
-	xr_counter_inc(XR_COUNTER_HIST_IMPLIED);
+	crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_IMPLIED);
 	return true;
 }
 
@@ -530,23 +530,23 @@ static bool xr_hist_redundant(struct task_struct *curr,
  * Record a typical-lock acquisition (called with interrupts disabled from
  * lock_acquire()).  Trylocks never wait, so they are never dependencies.
  */
-void __xr_hist_add(struct task_struct *curr, struct held_lock *hlock)
+void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock)
 {
 	unsigned int irq_context = hlock->irq_context;
 	unsigned int ctx;
 	u64 gen;
 
-	if (hlock->trylock || !hlock->check || curr->xr.hidden)
+	if (hlock->trylock || !hlock->check || curr->crosslock.hidden)
 		return;
-	gen = atomic64_read(&xr_gen);
+	gen = atomic64_read(&crosslock_gen);
 	ctx = xr_ctx_id(curr, irq_context);
 	if (xr_hist_redundant(curr, hlock, gen, ctx))
 		return;
-	xr_hist_store(&curr->xr, hlock->class_idx, hlock->acquire_ip,
-		      irq_context, hlock->read & XR_HIST_READ_MASK, gen, ctx);
+	xr_hist_store(&curr->crosslock, hlock->class_idx, hlock->acquire_ip,
+		      irq_context, hlock->read & CROSSLOCK_HIST_READ_MASK, gen, ctx);
 	xr_stack_remember(hlock->class_idx, hlock->acquire_ip);
 	if (!irq_context)
-		xr_repeat_remember(&curr->xr, hlock, gen);
+		xr_repeat_remember(&curr->crosslock, hlock, gen);
 }
 
 /* ---------------------------------------------------------------------
@@ -554,7 +554,7 @@ void __xr_hist_add(struct task_struct *curr, struct held_lock *hlock)
  */
 
 /**
- * lockdep_init_map_crosslock - initialise a crosslock map
+ * crosslock_init_map - initialise a crosslock map
  * @xmap:  the crosslock map
  * @name:  class name, as shown in reports and /proc/lockdep
  * @key:   class key; one per kind of crosslock, usually per init site
@@ -562,11 +562,11 @@ void __xr_hist_add(struct task_struct *curr, struct held_lock *hlock)
  *
  * Also used to re-initialise: a crosslock must not be in flight then.
  */
-void lockdep_init_map_crosslock(struct lockdep_map_cross *xmap,
-				const char *name, struct lock_class_key *key,
-				unsigned int flags)
+void crosslock_init_map(struct crosslock *xmap,
+			const char *name, struct lock_class_key *key,
+			unsigned int flags)
 {
-	struct cross_lock *x = &xmap->xlock;
+	struct crosslock_state *x = &xmap->state;
 
 	lockdep_init_map_wait(&xmap->map, name, key, 0, LD_WAIT_INV);
 	x->lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
@@ -574,7 +574,7 @@ void lockdep_init_map_crosslock(struct lockdep_map_cross *xmap,
 	x->gen = 0;
 	x->flags = flags;
 }
-EXPORT_SYMBOL_GPL(lockdep_init_map_crosslock);
+EXPORT_SYMBOL_GPL(crosslock_init_map);
 
 /*
  * Can this crosslock be given a class?  A static initialiser leaves the
@@ -585,9 +585,9 @@ EXPORT_SYMBOL_GPL(lockdep_init_map_crosslock);
  * on the stack still switches lockdep off: its wait-queue lock has the
  * same problem, and lockdep itself reports that.)
  */
-static bool xr_usable(struct lockdep_map_cross *xmap, const char *what)
+static bool xr_usable(struct crosslock *xmap, const char *what)
 {
-	struct cross_lock *x = &xmap->xlock;
+	struct crosslock_state *x = &xmap->state;
 
 	if (unlikely(READ_ONCE(x->flags) & CROSSLOCK_UNTRACKED))
 		return false;
@@ -598,7 +598,7 @@ static bool xr_usable(struct lockdep_map_cross *xmap, const char *what)
 		xr_warn_once("%s of uninitialised crosslock %p\n", what, xmap);
 		return false;
 	}
-	if (lockdep_xr_key_assignable(&xmap->map))
+	if (crosslock_key_assignable(&xmap->map))
 		return true;
 	WRITE_ONCE(x->flags, x->flags | CROSSLOCK_UNTRACKED);
 	xr_warn_once("crosslock %s at %p has no class key and is not static (DECLARE_COMPLETION() on the stack? use DECLARE_COMPLETION_ONSTACK()); not tracked\n",
@@ -611,7 +611,7 @@ struct xr_commit {
 	struct held_lock	xhlock;
 	u64			gen;
 	pid_t			pid;
-	char			comm[XR_COMM_LEN];
+	char			comm[CROSSLOCK_COMM_LEN];
 	unsigned int		irq_context;
 	bool			owned;		/* a crosslock with one owner */
 	u8			entry_flags;	/* of the entry being committed */
@@ -642,9 +642,9 @@ static void xr_commit_fill(struct xr_commit *c, int class_idx,
 	c->comm[0] = '\0';
 }
 
-static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
+static bool xr_snapshot(struct crosslock *xmap, struct xr_commit *c)
 {
-	struct cross_lock *x = &xmap->xlock;
+	struct crosslock_state *x = &xmap->state;
 	bool in_flight;
 	int class_idx;
 
@@ -658,7 +658,7 @@ static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
 	in_flight = x->nr_acquired;
 	if (in_flight) {
 		xr_commit_fill(c, class_idx, &xmap->map, x->ip, x->gen, x->pid);
-		memcpy(c->comm, x->comm, XR_COMM_LEN);
+		memcpy(c->comm, x->comm, CROSSLOCK_COMM_LEN);
 	}
 	arch_spin_unlock(&x->lock);
 	return in_flight;
@@ -668,33 +668,33 @@ static bool xr_snapshot(struct lockdep_map_cross *xmap, struct xr_commit *c)
  * Bookkeeping only, done even while lockdep is off so that acquisitions
  * and releases stay balanced across a report.
  */
-static void xr_acquired(struct lockdep_map_cross *xmap, unsigned long ip)
+static void xr_acquired(struct crosslock *xmap, unsigned long ip)
 {
-	struct cross_lock *x = &xmap->xlock;
+	struct crosslock_state *x = &xmap->state;
 
 	arch_spin_lock(&x->lock);
 	if (!x->nr_acquired++) {
-		atomic_inc(&xr_nr_in_flight);
-		x->gen = atomic64_inc_return(&xr_gen);
+		atomic_inc(&crosslock_nr_in_flight);
+		x->gen = atomic64_inc_return(&crosslock_gen);
 		x->ip = ip;
 		x->pid = task_pid_nr(current);
-		BUILD_BUG_ON(XR_COMM_LEN != TASK_COMM_LEN);
-		memcpy(x->comm, current->comm, XR_COMM_LEN);
+		BUILD_BUG_ON(CROSSLOCK_COMM_LEN != TASK_COMM_LEN);
+		memcpy(x->comm, current->comm, CROSSLOCK_COMM_LEN);
 	}
 	arch_spin_unlock(&x->lock);
 }
 
 /* Returns false if the crosslock was not acquired. */
-static bool xr_released(struct lockdep_map_cross *xmap)
+static bool xr_released(struct crosslock *xmap)
 {
-	struct cross_lock *x = &xmap->xlock;
+	struct crosslock_state *x = &xmap->state;
 	bool ok = true;
 
 	arch_spin_lock(&x->lock);
 	if (!x->nr_acquired)
 		ok = false;
 	else if (!--x->nr_acquired)
-		atomic_dec(&xr_nr_in_flight);
+		atomic_dec(&crosslock_nr_in_flight);
 	arch_spin_unlock(&x->lock);
 	return ok;
 }
@@ -714,10 +714,10 @@ static void xr_check_wait(struct lockdep_map *map, unsigned long ip)
 
 /*
  * Remember the call site's stack for the report and, for an acquisition
- * that waits (@wait: XR_HIST_WAIT, maybe with XR_HIST_OWNED), put the wait
+ * that waits (@wait: CROSSLOCK_HIST_WAIT, maybe with CROSSLOCK_HIST_OWNED), put the wait
  * in the history: a crosslock released later by this context depends on
  * it.  @crosslock: @map is a crosslock's (not a wait noted by
- * crosslock_note_wait()), and its class is marked as such from now on.
+ * crosslock_wait()), and its class is marked as such from now on.
  */
 static void xr_note_acquire(struct lockdep_map *map, u8 wait,
 			    unsigned long ip, bool crosslock)
@@ -725,33 +725,33 @@ static void xr_note_acquire(struct lockdep_map *map, u8 wait,
 	unsigned long flags;
 	int class_idx;
 
-	if (!lockdep_xr_enter(&flags))
+	if (!crosslock_lockdep_enter(&flags))
 		return;
 	if (crosslock)
 		class_idx = xr_crosslock_class_idx(map);
 	else
-		class_idx = lockdep_xr_class_idx(map);
+		class_idx = crosslock_class_idx(map);
 	if (class_idx >= 0) {
 		if (wait)
 			xr_hist_write(current, class_idx, ip,
 				      xr_irq_context(current), wait);
 		xr_stack_remember(class_idx, ip);
 	}
-	lockdep_xr_exit(flags);
+	crosslock_lockdep_exit(flags);
 }
 
 /**
- * lock_acquire_crosslock - acquire (start waiting for) a crosslock
+ * crosslock_acquire - acquire (start waiting for) a crosslock
  * @xmap:    the crosslock map
  * @trylock: the acquisition cannot wait: no held lock depends on it
  * @ip:      the caller
  *
  * A waiting acquisition makes every lock the caller holds depend on the
  * crosslock, through lockdep's usual checks; then, whether it waits or
- * not, the crosslock is in flight until lock_release_crosslock().
+ * not, the crosslock is in flight until crosslock_release().
  */
-void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
-			    unsigned long ip)
+void crosslock_acquire(struct crosslock *xmap, int trylock,
+		       unsigned long ip)
 {
 	unsigned long flags;
 
@@ -762,28 +762,28 @@ void lock_acquire_crosslock(struct lockdep_map_cross *xmap, int trylock,
 
 	raw_local_irq_save(flags);
 	xr_acquired(xmap, ip);
-	if (xmap->xlock.flags & CROSSLOCK_SELF_RELEASE)
-		current->xr.nr_waits++;
+	if (xmap->state.flags & CROSSLOCK_SELF_RELEASE)
+		current->crosslock.nr_waits++;
 	raw_local_irq_restore(flags);
 
-	xr_note_acquire(&xmap->map, trylock ? 0 : XR_HIST_WAIT, ip, true);
+	xr_note_acquire(&xmap->map, trylock ? 0 : CROSSLOCK_HIST_WAIT, ip, true);
 }
-EXPORT_SYMBOL_GPL(lock_acquire_crosslock);
+EXPORT_SYMBOL_GPL(crosslock_acquire);
 
 /**
- * lock_release_crosslock - end one acquisition of a crosslock
+ * crosslock_release - end one acquisition of a crosslock
  * @xmap: the crosslock map
  * @ip:   the caller
  *
  * Releasing a crosslock that is not acquired is reported once.
  */
-void lock_release_crosslock(struct lockdep_map_cross *xmap, unsigned long ip)
+void crosslock_release(struct crosslock *xmap, unsigned long ip)
 {
 	unsigned long flags;
 	bool ok;
 
 	if (!xr_enabled ||
-	    unlikely(READ_ONCE(xmap->xlock.flags) & CROSSLOCK_UNTRACKED))
+	    unlikely(READ_ONCE(xmap->state.flags) & CROSSLOCK_UNTRACKED))
 		return;
 	if (unlikely(!xmap->map.key && !xmap->map.name)) {
 		xr_warn_once("release of uninitialised crosslock %p at %pS\n",
@@ -792,56 +792,56 @@ void lock_release_crosslock(struct lockdep_map_cross *xmap, unsigned long ip)
 	}
 	/*
 	 * Bookkeeping only: it must stay balanced even while lockdep is
-	 * off, so it does not go through lockdep_xr_enter().
+	 * off, so it does not go through crosslock_lockdep_enter().
 	 */
 	raw_local_irq_save(flags);
 	ok = xr_released(xmap);
-	if (ok && (xmap->xlock.flags & CROSSLOCK_SELF_RELEASE) &&
-	    current->xr.nr_waits)
-		current->xr.nr_waits--;
+	if (ok && (xmap->state.flags & CROSSLOCK_SELF_RELEASE) &&
+	    current->crosslock.nr_waits)
+		current->crosslock.nr_waits--;
 	raw_local_irq_restore(flags);
 
 	if (unlikely(!ok) && debug_locks)
 		xr_warn_once("release of crosslock %s not acquired (double release?) at %pS\n",
 			     xmap->map.name, (void *)ip);
 }
-EXPORT_SYMBOL_GPL(lock_release_crosslock);
+EXPORT_SYMBOL_GPL(crosslock_release);
 
 /* ---------------------------------------------------------------------
  * Commit.
  */
-static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
+static bool xr_commit_entry(struct xr_commit *c, struct crosslock_hist_entry *e)
 {
 	unsigned int key = xr_dep_key(c->xhlock.class_idx, e->class_idx,
-				      e->flags & XR_HIST_READ_MASK);
+				      e->flags & CROSSLOCK_HIST_READ_MASK);
 	struct held_lock next = { };
 	int ret;
 
 	if (xr_dep_cached(key)) {
-		xr_counter_inc(XR_COUNTER_DEPS_CACHED);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_CACHED);
 		return true;
 	}
 
 	next.class_idx = e->class_idx;
 	next.acquire_ip = e->ip;
 	next.irq_context = e->irq_context;
-	next.read = e->flags & XR_HIST_READ_MASK;
+	next.read = e->flags & CROSSLOCK_HIST_READ_MASK;
 	next.check = 1;
 
-	xr_counter_inc(XR_COUNTER_DEPS_CHECKED);
+	crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_CHECKED);
 	c->entry_flags = e->flags;
 	this_cpu_write(xr_committing, c);
 	this_cpu_write(xr_cycle_unprinted, false);
-	ret = lockdep_xr_add_dep(&c->xhlock, &next,
-				 xr_stack_lookup(e->class_idx, e->ip));
+	ret = crosslock_add_dep(&c->xhlock, &next,
+				xr_stack_lookup(e->class_idx, e->ip));
 	this_cpu_write(xr_committing, NULL);
 	if (!ret)
 		return false;	/* reported, or lockdep is off */
 	/* a class went away, tables nearly full, or a cycle not printed */
-	if (ret == LOCKDEP_XR_SKIPPED || this_cpu_read(xr_cycle_unprinted))
+	if (ret == CROSSLOCK_DEP_SKIPPED || this_cpu_read(xr_cycle_unprinted))
 		return true;
 	if (ret == 2)
-		xr_counter_inc(XR_COUNTER_DEPS_ADDED);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_ADDED);
 	xr_dep_remember(key);
 	return true;
 }
@@ -851,9 +851,9 @@ static bool xr_commit_entry(struct xr_commit *c, struct xr_hist_entry *e)
  * inside a bounded section (crosslock_bound_begin()), only the entries
  * written since the section began.
  */
-static unsigned int xr_commit_depth(struct xr_task *xt, struct xr_commit *c)
+static unsigned int xr_commit_depth(struct crosslock_task *xt, struct xr_commit *c)
 {
-	unsigned int nr = min_t(unsigned int, xt->nr_written, XR_HIST_SIZE);
+	unsigned int nr = min_t(unsigned int, xt->nr_written, CROSSLOCK_HIST_SIZE);
 
 	if (xt->bounded && !c->irq_context)
 		nr = min(nr, xt->nr_written - xt->bound);
@@ -873,34 +873,34 @@ static unsigned int xr_commit_depth(struct xr_task *xt, struct xr_commit *c)
  */
 static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 {
-	struct xr_task *xt = &curr->xr;
+	struct crosslock_task *xt = &curr->crosslock;
 	unsigned int nr = xr_commit_depth(xt, c);
 	unsigned int ctx = xr_ctx_id(curr, c->irq_context);
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
-		struct xr_hist_entry *e;
+		struct crosslock_hist_entry *e;
 
-		e = &xt->hist[(xt->nr_written - 1 - i) % XR_HIST_SIZE];
+		e = &xt->hist[(xt->nr_written - 1 - i) % CROSSLOCK_HIST_SIZE];
 		if (xr_gen_before(e->gen, c->gen))
 			return;
 		if (e->irq_context != c->irq_context || e->ctx != ctx)
 			continue;
 		if (e->class_idx == c->xhlock.class_idx)
 			continue;
-		if (c->owned && (e->flags & XR_HIST_OWNED))
+		if (c->owned && (e->flags & CROSSLOCK_HIST_OWNED))
 			continue;
 		if (unlikely(!xr_class_alive(e->class_idx, e->gen))) {
-			xr_counter_inc(XR_COUNTER_STALE_ENTRIES);
+			crosslock_counter_inc(CROSSLOCK_COUNTER_STALE_ENTRIES);
 			continue;
 		}
 		if (!xr_commit_entry(c, e))
 			return;
 	}
-	if (xt->nr_written > XR_HIST_SIZE) {
-		xr_counter_inc(XR_COUNTER_HIST_OVERFLOWS);
+	if (xt->nr_written > CROSSLOCK_HIST_SIZE) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_OVERFLOWS);
 		pr_warn_once("crossrelease: history of %s/%d overflowed, acquisitions older than %lu were not checked\n",
-			     curr->comm, task_pid_nr(curr), XR_HIST_SIZE);
+			     curr->comm, task_pid_nr(curr), CROSSLOCK_HIST_SIZE);
 	}
 }
 
@@ -912,18 +912,18 @@ static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
  */
 static bool xr_hist_written_since(struct task_struct *curr, u64 gen)
 {
-	struct xr_task *xt = &curr->xr;
+	struct crosslock_task *xt = &curr->crosslock;
 	unsigned int nr = READ_ONCE(xt->nr_written);
 	u64 newest;
 
 	if (!nr)
 		return false;
-	newest = READ_ONCE(xt->hist[(nr - 1) % XR_HIST_SIZE].gen);
+	newest = READ_ONCE(xt->hist[(nr - 1) % CROSSLOCK_HIST_SIZE].gen);
 	return !xr_gen_before(newest, gen);
 }
 
 /* Inside crosslock_opportunistic_begin()/end(), in the same context kind */
-static bool xr_opportunistic(struct xr_task *xt, unsigned int irq_context)
+static bool xr_opportunistic(struct crosslock_task *xt, unsigned int irq_context)
 {
 	return xt->opportunistic && xt->opportunistic_irq == irq_context;
 }
@@ -932,20 +932,20 @@ static void xr_commit_run(struct xr_commit *c)
 {
 	/* a crosslock whose class was freed while it was in flight */
 	if (unlikely(!xr_class_alive(c->xhlock.class_idx, c->gen))) {
-		xr_counter_inc(XR_COUNTER_STALE_ENTRIES);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_STALE_ENTRIES);
 		return;
 	}
 	c->irq_context = xr_irq_context(current);
-	if (xr_opportunistic(&current->xr, c->irq_context)) {
-		xr_counter_inc(XR_COUNTER_OPPORTUNISTIC);
+	if (xr_opportunistic(&current->crosslock, c->irq_context)) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_OPPORTUNISTIC);
 		return;
 	}
-	xr_counter_inc(XR_COUNTER_COMMITS);
+	crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
 	xr_commit_hist(current, c);
 }
 
 /**
- * lock_commit_crosslock - commit the dependencies of a crosslock release
+ * crosslock_commit - commit the dependencies of a crosslock release
  * @xmap: the crosslock map
  *
  * Called by the releasing context before it wakes the waiters.  Every lock
@@ -953,27 +953,27 @@ static void xr_commit_run(struct xr_commit *c)
  * dependency of the crosslock.  A crosslock nobody acquired (a completion
  * completed before anyone waited) commits nothing.
  */
-void lock_commit_crosslock(struct lockdep_map_cross *xmap)
+void crosslock_commit(struct crosslock *xmap)
 {
 	struct xr_commit c;
 	unsigned long flags;
 
 	if (!xr_enabled || !xr_usable(xmap, "commit"))
 		return;
-	if (!lockdep_xr_enter(&flags))
+	if (!crosslock_lockdep_enter(&flags))
 		return;
 	if (xr_snapshot(xmap, &c))
 		xr_commit_run(&c);
-	lockdep_xr_exit(flags);
+	crosslock_lockdep_exit(flags);
 }
-EXPORT_SYMBOL_GPL(lock_commit_crosslock);
+EXPORT_SYMBOL_GPL(crosslock_commit);
 
 /* ---------------------------------------------------------------------
  * Annotations.
  */
 
 /**
- * crosslock_note_wait - this context waits for an event of a class
+ * crosslock_wait - this context waits for an event of a class
  * @map: the class of the event
  * @ip:  the caller
  *
@@ -983,12 +983,12 @@ EXPORT_SYMBOL_GPL(lock_commit_crosslock);
  * wait for the workqueue: it could not start before the items queued
  * before it finished.
  */
-void crosslock_note_wait(struct lockdep_map *map, unsigned long ip)
+void crosslock_wait(struct lockdep_map *map, unsigned long ip)
 {
-	if (xr_enabled && atomic_read(&xr_nr_in_flight))
-		xr_note_acquire(map, XR_HIST_WAIT, ip, false);
+	if (xr_enabled && atomic_read(&crosslock_nr_in_flight))
+		xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, false);
 }
-EXPORT_SYMBOL_GPL(crosslock_note_wait);
+EXPORT_SYMBOL_GPL(crosslock_wait);
 
 /**
  * crosslock_bound_begin - start a section that bounds commits
@@ -1000,7 +1000,7 @@ EXPORT_SYMBOL_GPL(crosslock_note_wait);
  */
 void crosslock_bound_begin(void)
 {
-	struct xr_task *xt = &current->xr;
+	struct crosslock_task *xt = &current->crosslock;
 
 	if (in_task() && !xt->bounded) {
 		xt->bound = xt->nr_written;
@@ -1016,7 +1016,7 @@ EXPORT_SYMBOL_GPL(crosslock_bound_begin);
 void crosslock_bound_end(void)
 {
 	if (in_task())
-		current->xr.bounded = 0;
+		current->crosslock.bounded = 0;
 }
 EXPORT_SYMBOL_GPL(crosslock_bound_end);
 
@@ -1030,7 +1030,7 @@ EXPORT_SYMBOL_GPL(crosslock_bound_end);
  */
 void crosslock_opportunistic_begin(void)
 {
-	struct xr_task *xt = &current->xr;
+	struct crosslock_task *xt = &current->crosslock;
 
 	if (!xt->opportunistic++)
 		xt->opportunistic_irq = xr_irq_context(current);
@@ -1042,7 +1042,7 @@ EXPORT_SYMBOL_GPL(crosslock_opportunistic_begin);
  */
 void crosslock_opportunistic_end(void)
 {
-	struct xr_task *xt = &current->xr;
+	struct crosslock_task *xt = &current->crosslock;
 
 	if (likely(xt->opportunistic))
 		xt->opportunistic--;
@@ -1062,7 +1062,7 @@ EXPORT_SYMBOL_GPL(crosslock_opportunistic_end);
  */
 void crosslock_hide_begin(void)
 {
-	current->xr.hidden++;
+	current->crosslock.hidden++;
 }
 EXPORT_SYMBOL_GPL(crosslock_hide_begin);
 
@@ -1071,7 +1071,7 @@ EXPORT_SYMBOL_GPL(crosslock_hide_begin);
  */
 void crosslock_hide_end(void)
 {
-	struct xr_task *xt = &current->xr;
+	struct crosslock_task *xt = &current->crosslock;
 
 	if (likely(xt->hidden))
 		xt->hidden--;
@@ -1168,10 +1168,10 @@ EXPORT_SYMBOL_GPL(crosslock_tag_class);
 /* Low 32 bits 0 mean "not acquired", so acquisitions never get them. */
 static unsigned int xr_next_gen(void)
 {
-	u64 gen = atomic64_inc_return(&xr_gen);
+	u64 gen = atomic64_inc_return(&crosslock_gen);
 
 	if (unlikely(!lower_32_bits(gen)))
-		gen = atomic64_inc_return(&xr_gen);
+		gen = atomic64_inc_return(&crosslock_gen);
 	return lower_32_bits(gen);
 }
 
@@ -1183,7 +1183,7 @@ static unsigned int xr_next_gen(void)
  */
 static u64 xr_owner_gen(unsigned int low)
 {
-	u64 now = atomic64_read(&xr_gen);
+	u64 now = atomic64_read(&crosslock_gen);
 	u64 gen = (now & ~(u64)U32_MAX) | low;
 
 	return gen > now ? gen - BIT_ULL(32) : gen;
@@ -1205,10 +1205,10 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	 * crosslock in flight, no commit can use its entry later.
 	 */
 	if (!xr_enabled ||
-	    (!current->lockdep_depth && !atomic_read(&xr_nr_in_flight)))
+	    (!current->lockdep_depth && !atomic_read(&crosslock_nr_in_flight)))
 		return;
 	xr_check_wait(map, ip);
-	xr_note_acquire(map, XR_HIST_WAIT | XR_HIST_OWNED, ip, true);
+	xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED, ip, true);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
@@ -1221,7 +1221,7 @@ EXPORT_SYMBOL_GPL(crosslock_owner_wait);
  * The primitive stores @o in its instance; if that replaces a state still
  * marked as acquired, it hands the old one to crosslock_owner_replaced().
  */
-void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
+void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 			     unsigned long ip)
 {
 	if (!xr_enabled)
@@ -1229,7 +1229,7 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct cross_owner *o,
 	o->ip = ip;
 	o->pid = task_pid_nr(current);
 	o->gen = xr_next_gen();
-	atomic_inc(&xr_nr_in_flight);
+	atomic_inc(&crosslock_nr_in_flight);
 	xr_note_acquire(map, 0, ip, true);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
@@ -1241,12 +1241,12 @@ EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
  * The instance's lock bit was dropped behind our back (e.g. copied to split
  * pages and cleared there), so its old state, if acquired, is stale.
  */
-void crosslock_owner_replaced(struct cross_owner *old)
+void crosslock_owner_replaced(struct crosslock_owner *old)
 {
 	if (!xr_enabled || !old->gen)
 		return;
-	xr_counter_inc(XR_COUNTER_OWNER_STALE);
-	atomic_dec(&xr_nr_in_flight);
+	crosslock_counter_inc(CROSSLOCK_COUNTER_OWNER_STALE);
+	atomic_dec(&crosslock_nr_in_flight);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
 
@@ -1261,7 +1261,7 @@ EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
  * Return: false if the current context acquired nothing since @o was
  * acquired, or if @o is not tracked.
  */
-bool crosslock_owner_commit_needed(const struct cross_owner *o)
+bool crosslock_owner_commit_needed(const struct crosslock_owner *o)
 {
 	unsigned int gen = READ_ONCE(o->gen);
 
@@ -1280,7 +1280,7 @@ EXPORT_SYMBOL_GPL(crosslock_owner_commit_needed);
  * Return: false if the instance was not acquired as far as we know (its
  * lock bit was set before tracking began, or copied); nothing is done.
  */
-bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
+bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 			     bool commit)
 {
 	unsigned int gen = READ_ONCE(o->gen);
@@ -1292,14 +1292,14 @@ bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
 	if (!xr_enabled)
 		return true;
 	if (!gen) {
-		xr_counter_inc(XR_COUNTER_OWNER_UNTRACKED);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
 		return false;
 	}
 	acquired = xr_owner_gen(gen);
 	if (commit && !xr_hist_written_since(current, acquired)) {
 		/* the common unlock: nothing acquired since, nothing to walk */
-		xr_counter_inc(XR_COUNTER_COMMITS);
-	} else if (commit && lockdep_xr_enter(&flags)) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
+	} else if (commit && crosslock_lockdep_enter(&flags)) {
 		class_idx = xr_crosslock_class_idx(map);
 		if (class_idx >= 0) {
 			xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip),
@@ -1307,11 +1307,11 @@ bool crosslock_owner_release(struct lockdep_map *map, struct cross_owner *o,
 			c.owned = true;
 			xr_commit_run(&c);
 		}
-		lockdep_xr_exit(flags);
+		crosslock_lockdep_exit(flags);
 	}
 	/* the primitive's own lock bit keeps a second releaser out */
 	WRITE_ONCE(o->gen, 0);
-	atomic_dec(&xr_nr_in_flight);
+	atomic_dec(&crosslock_nr_in_flight);
 	return true;
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_release);
@@ -1325,7 +1325,7 @@ static void xr_print_stack(unsigned int class_idx, unsigned long ip)
 	struct lock_trace *trace = xr_stack_lookup(class_idx, ip);
 
 	if (trace)
-		lockdep_xr_print_trace(trace, 6);
+		crosslock_print_trace(trace, 6);
 	else
 		pr_warn("      %pS\n", (void *)ip);
 }
@@ -1369,12 +1369,12 @@ static const char *xr_commit_comm(struct xr_commit *c)
 		return c->comm;
 	rcu_read_lock();
 	t = find_task_by_pid_ns(c->pid, &init_pid_ns);
-	strscpy(c->comm, t ? t->comm : "(exited)", XR_COMM_LEN);
+	strscpy(c->comm, t ? t->comm : "(exited)", CROSSLOCK_COMM_LEN);
 	rcu_read_unlock();
 	return c->comm;
 }
 
-bool xr_print_commit_header(struct held_lock *src, struct held_lock *tgt)
+bool crosslock_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 {
 	struct xr_commit *c = this_cpu_read(xr_committing);
 	struct task_struct *curr = current;
@@ -1388,7 +1388,7 @@ bool xr_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 	pr_warn(" (%s)\n", xr_class_name(lock_classes + tgt->class_idx, name));
 	pr_warn("\nwhich %s/%d acquired at:\n", xr_commit_comm(c), c->pid);
 	xr_print_stack(tgt->class_idx, tgt->acquire_ip);
-	if (c->entry_flags & XR_HIST_WAIT)
+	if (c->entry_flags & CROSSLOCK_HIST_WAIT)
 		pr_warn("\nbut since then, this context waited for crosslock:\n");
 	else
 		pr_warn("\nbut since then, this context acquired lock:\n");
@@ -1401,8 +1401,8 @@ bool xr_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 	return true;
 }
 
-bool xr_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
-			      struct lock_class *parent)
+bool crosslock_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
+				     struct lock_class *parent)
 {
 	struct xr_commit *c = this_cpu_read(xr_committing);
 	char *xname = xr_names[0], *sname = xr_names[1], *pname = xr_names[2];
@@ -1419,7 +1419,7 @@ bool xr_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
 	pr_warn(" Possible unsafe locking scenario by crosslock:\n\n");
 	pr_warn("       %-24s%s\n", "ACQUIRER", "RELEASER");
 	pr_warn("       %-24s%s\n", "--------", "--------");
-	if (c->entry_flags & XR_HIST_WAIT) {
+	if (c->entry_flags & CROSSLOCK_HIST_WAIT) {
 		/* crosslock -> crosslock: nobody holds anything */
 		pr_warn("  acquire(%s);\n", xname);
 		pr_warn("                               wait(%s);\n", sname);
@@ -1485,7 +1485,7 @@ static bool xr_class_is_crosslock(unsigned int class_idx)
 }
 
 /**
- * xr_cycle_goes_on - is a cycle lockdep found a crossrelease report?
+ * crosslock_cycle_goes_on - is a cycle lockdep found a crossrelease report?
  * @target: the end of the path found, back to the root through ->parent
  * @src:    the lock the new dependency leads to
  * @tgt:    the lock the new dependency leads from
@@ -1493,8 +1493,8 @@ static bool xr_class_is_crosslock(unsigned int class_idx)
  * Called under the graph lock.  Every crossrelease dependency leads from a
  * crosslock, so a cycle without one is lockdep's own business.
  */
-bool xr_cycle_goes_on(struct lock_list *target, struct held_lock *src,
-		      struct held_lock *tgt)
+bool crosslock_cycle_goes_on(struct lock_list *target, struct held_lock *src,
+			     struct held_lock *tgt)
 {
 	struct lock_list *e;
 
@@ -1560,40 +1560,40 @@ static struct lock_list *xr_cycle_copy(struct lock_list *target,
 }
 
 /**
- * xr_cycle_report - count a crossrelease cycle, maybe to be printed
+ * crosslock_cycle_report - count a crossrelease cycle, maybe to be printed
  * @target: the end of the path found
  * @src:    the lock the new dependency leads to
  * @tgt:    the lock the new dependency leads from
  * @trace:  the new dependency's stack
  *
- * Called under the graph lock, after xr_cycle_goes_on().  Return: a copy of
+ * Called under the graph lock, after crosslock_cycle_goes_on().  Return: a copy of
  * the path to print once the graph lock is dropped, then to hand back with
- * xr_cycle_report_done(); NULL if the report is suppressed (printed
- * before, over the budget, or another report is being printed).
+ * crosslock_cycle_report_done(); NULL if the report is suppressed (printed
+								    * before, over the budget, or another report is being printed).
  */
-struct lock_list *xr_cycle_report(struct lock_list *target,
-				  struct held_lock *src, struct held_lock *tgt,
-				  struct lock_trace *trace)
+struct lock_list *crosslock_cycle_report(struct lock_list *target,
+					 struct held_lock *src, struct held_lock *tgt,
+					 struct lock_trace *trace)
 {
 	u32 key = xr_cycle_key(src, tgt);
 
 	if (xr_cycle_was_reported(key) || xr_nr_printed >= xr_max_reports) {
-		xr_counter_inc(XR_COUNTER_REPORTS_SUPPRESSED);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED);
 		return NULL;
 	}
 	if (debug_locks_silent || atomic_xchg(&xr_cycle_busy, 1)) {
-		xr_counter_inc(XR_COUNTER_REPORTS_SUPPRESSED);
+		crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED);
 		this_cpu_write(xr_cycle_unprinted, true);
 		return NULL;
 	}
 	if (xr_nr_reported < XR_REPORTS_MAX)
 		xr_reported[xr_nr_reported++] = key;
 	xr_nr_printed++;
-	xr_counter_inc(XR_COUNTER_REPORTS_PRINTED);
+	crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_PRINTED);
 	return xr_cycle_copy(target, trace);
 }
 
-void xr_cycle_report_done(void)
+void crosslock_cycle_report_done(void)
 {
 	pr_warn("crossrelease: dependency not added, lockdep stays on (report %u of at most %u)\n",
 		READ_ONCE(xr_nr_printed), xr_max_reports);
@@ -1601,33 +1601,33 @@ void xr_cycle_report_done(void)
 }
 
 /**
- * xr_reports_reset - renew the budget of crossrelease reports
+ * crosslock_reports_reset - renew the budget of crossrelease reports
  *
  * For test suites that expect more reports in one boot than the budget.
  * Cycles already printed stay known until one of their classes is freed.
  */
-void xr_reports_reset(void)
+void crosslock_reports_reset(void)
 {
 	WRITE_ONCE(xr_nr_printed, 0);
 }
-EXPORT_SYMBOL_GPL(xr_reports_reset);
+EXPORT_SYMBOL_GPL(crosslock_reports_reset);
 
 /**
- * xr_max_reports_get - the "crossrelease.max_reports=" budget of this boot
+ * crosslock_max_reports_get - the "crossrelease.max_reports=" budget of this boot
  */
-unsigned int xr_max_reports_get(void)
+unsigned int crosslock_max_reports_get(void)
 {
 	return xr_max_reports;
 }
-EXPORT_SYMBOL_GPL(xr_max_reports_get);
+EXPORT_SYMBOL_GPL(crosslock_max_reports_get);
 
 /**
- * xr_max_reports_set - change the budget of crossrelease reports
+ * crosslock_max_reports_set - change the budget of crossrelease reports
  * @max: the new budget, at least 1 (0, one-shot, is a boot-time choice)
  *
  * For test suites.  Return: the previous budget.
  */
-unsigned int xr_max_reports_set(unsigned int max)
+unsigned int crosslock_max_reports_set(unsigned int max)
 {
 	unsigned int old = xr_max_reports;
 
@@ -1635,44 +1635,44 @@ unsigned int xr_max_reports_set(unsigned int max)
 		WRITE_ONCE(xr_max_reports, min_t(unsigned int, max, XR_REPORTS_MAX));
 	return old;
 }
-EXPORT_SYMBOL_GPL(xr_max_reports_set);
+EXPORT_SYMBOL_GPL(crosslock_max_reports_set);
 
 /* ---------------------------------------------------------------------
  * /proc/lockdep_stats
  */
-static const char *const xr_counter_names[XR_COUNTER_COUNT] = {
-	[XR_COUNTER_COMMITS]		= "crosslock commits",
-	[XR_COUNTER_DEPS_CHECKED]	= "crossrelease deps checked",
-	[XR_COUNTER_DEPS_ADDED]		= "crossrelease deps added",
-	[XR_COUNTER_DEPS_CACHED]	= "crossrelease deps cached",
-	[XR_COUNTER_HIST_OVERFLOWS]	= "crossrelease hist overwritten",
-	[XR_COUNTER_DEPS_UNCACHED]	= "crossrelease deps not cached",
-	[XR_COUNTER_STACKS_SAVED]	= "crossrelease stacks saved",
-	[XR_COUNTER_STACKS_DROPPED]	= "crossrelease stacks dropped",
-	[XR_COUNTER_STALE_ENTRIES]	= "crossrelease stale entries",
-	[XR_COUNTER_REPORTS_PRINTED]	= "crossrelease reports printed",
-	[XR_COUNTER_REPORTS_SUPPRESSED]	= "crossrelease reports suppressed",
-	[XR_COUNTER_MISUSE]		= "crossrelease misuse warnings",
-	[XR_COUNTER_OPPORTUNISTIC]	= "opportunistic releases",
-	[XR_COUNTER_OWNER_STALE]	= "owned crosslocks replaced",
-	[XR_COUNTER_OWNER_UNTRACKED]	= "owned crosslocks untracked",
-	[XR_COUNTER_HIST_IMPLIED]	= "acquisitions implied, not written",
-	[XR_COUNTER_HIST_REPEATED]	= "acquisitions repeated, not written",
+static const char *const xr_counter_names[CROSSLOCK_COUNTER_COUNT] = {
+	[CROSSLOCK_COUNTER_COMMITS]		= "crosslock commits",
+	[CROSSLOCK_COUNTER_DEPS_CHECKED]	= "crossrelease deps checked",
+	[CROSSLOCK_COUNTER_DEPS_ADDED]		= "crossrelease deps added",
+	[CROSSLOCK_COUNTER_DEPS_CACHED]	= "crossrelease deps cached",
+	[CROSSLOCK_COUNTER_HIST_OVERFLOWS]	= "crossrelease hist overwritten",
+	[CROSSLOCK_COUNTER_DEPS_UNCACHED]	= "crossrelease deps not cached",
+	[CROSSLOCK_COUNTER_STACKS_SAVED]	= "crossrelease stacks saved",
+	[CROSSLOCK_COUNTER_STACKS_DROPPED]	= "crossrelease stacks dropped",
+	[CROSSLOCK_COUNTER_STALE_ENTRIES]	= "crossrelease stale entries",
+	[CROSSLOCK_COUNTER_REPORTS_PRINTED]	= "crossrelease reports printed",
+	[CROSSLOCK_COUNTER_REPORTS_SUPPRESSED]	= "crossrelease reports suppressed",
+	[CROSSLOCK_COUNTER_MISUSE]		= "crossrelease misuse warnings",
+	[CROSSLOCK_COUNTER_OPPORTUNISTIC]	= "opportunistic releases",
+	[CROSSLOCK_COUNTER_OWNER_STALE]	= "owned crosslocks replaced",
+	[CROSSLOCK_COUNTER_OWNER_UNTRACKED]	= "owned crosslocks untracked",
+	[CROSSLOCK_COUNTER_HIST_IMPLIED]	= "acquisitions implied, not written",
+	[CROSSLOCK_COUNTER_HIST_REPEATED]	= "acquisitions repeated, not written",
 };
 
-void xr_show_stats(struct seq_file *m)
+void crosslock_show_stats(struct seq_file *m)
 {
 	int i;
 
 	seq_printf(m, " %-31s%11s\n", "crossrelease tracking:",
 		   xr_enabled ? "on" : "off");
 	seq_printf(m, " %-31s%11u\n", "crosslocks in flight:",
-		   atomic_read(&xr_nr_in_flight));
+		   atomic_read(&crosslock_nr_in_flight));
 	seq_printf(m, " %-31s%11u\n", "crossrelease max reports:",
 		   xr_max_reports);
 	/* " name:" and the value end in column 43, as lockdep's own lines */
-	for (i = 0; i < XR_COUNTER_COUNT; i++)
+	for (i = 0; i < CROSSLOCK_COUNTER_COUNT; i++)
 		seq_printf(m, " %s:%*lu\n", xr_counter_names[i],
 			   41 - (int)strlen(xr_counter_names[i]),
-			   xr_counter_read(i));
+			   crosslock_counter_read(i));
 }

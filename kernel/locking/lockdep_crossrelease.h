@@ -21,82 +21,82 @@ struct task_struct;
 
 /* --- Provided by lockdep.c for the engine --- */
 
-bool lockdep_xr_enter(unsigned long *flags);
-bool lockdep_xr_key_assignable(const struct lockdep_map *lock);
-void lockdep_xr_exit(unsigned long flags);
-int lockdep_xr_class_idx(struct lockdep_map *lock);
-struct lock_trace *lockdep_xr_save_trace(void);
-void lockdep_xr_print_trace(const struct lock_trace *trace, unsigned int spaces);
-/* lockdep_xr_add_dep(): 0 reported, 1 known, 2 added, or: */
-#define LOCKDEP_XR_SKIPPED	3
-int lockdep_xr_add_dep(struct held_lock *prev, struct held_lock *next,
-		       struct lock_trace *trace);
+bool crosslock_lockdep_enter(unsigned long *flags);
+bool crosslock_key_assignable(const struct lockdep_map *lock);
+void crosslock_lockdep_exit(unsigned long flags);
+int crosslock_class_idx(struct lockdep_map *lock);
+struct lock_trace *crosslock_save_trace(void);
+void crosslock_print_trace(const struct lock_trace *trace, unsigned int spaces);
+/* crosslock_add_dep(): 0 reported, 1 known, 2 added, or: */
+#define CROSSLOCK_DEP_SKIPPED	3
+int crosslock_add_dep(struct held_lock *prev, struct held_lock *next,
+		      struct lock_trace *trace);
 
 /* --- Provided by the engine for lockdep.c --- */
 
-extern atomic_t xr_nr_in_flight;
-extern atomic64_t xr_gen;
+extern atomic_t crosslock_nr_in_flight;
+extern atomic64_t crosslock_gen;
 
-void __xr_hist_add(struct task_struct *curr, struct held_lock *hlock);
+void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock);
 
-void xr_init_task(struct task_struct *task);
-void xr_zap_class(unsigned int class_idx);
-bool xr_print_commit_header(struct held_lock *src, struct held_lock *tgt);
-bool xr_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
-			      struct lock_class *parent);
-void xr_show_stats(struct seq_file *m);
+void crosslock_init_task(struct task_struct *task);
+void crosslock_zap_class(unsigned int class_idx);
+bool crosslock_print_commit_header(struct held_lock *src, struct held_lock *tgt);
+bool crosslock_print_commit_scenario(struct held_lock *src, struct held_lock *tgt,
+				     struct lock_class *parent);
+void crosslock_show_stats(struct seq_file *m);
 
 /* Report and go on: a cycle through a crosslock leaves lockdep on */
 struct lock_list;
-bool xr_cycle_goes_on(struct lock_list *target, struct held_lock *src,
-		      struct held_lock *tgt);
-struct lock_list *xr_cycle_report(struct lock_list *target,
-				  struct held_lock *src, struct held_lock *tgt,
-				  struct lock_trace *trace);
-void xr_cycle_report_done(void);
+bool crosslock_cycle_goes_on(struct lock_list *target, struct held_lock *src,
+			     struct held_lock *tgt);
+struct lock_list *crosslock_cycle_report(struct lock_list *target,
+					 struct held_lock *src, struct held_lock *tgt,
+					 struct lock_trace *trace);
+void crosslock_cycle_report_done(void);
 
 /* For the test suites */
-void xr_reports_reset(void);
-unsigned int xr_max_reports_get(void);
-unsigned int xr_max_reports_set(unsigned int max);
+void crosslock_reports_reset(void);
+unsigned int crosslock_max_reports_get(void);
+unsigned int crosslock_max_reports_set(unsigned int max);
 
 /*
  * Statistics, printed in /proc/lockdep_stats and read by the KUnit suites.
  * Per-CPU counters: a folio unlock counts a commit, and a shared atomic
  * would be the one cache line every CPU writes.
  */
-enum xr_counter_id {
-	XR_COUNTER_COMMITS,
-	XR_COUNTER_DEPS_CHECKED,
-	XR_COUNTER_DEPS_ADDED,
-	XR_COUNTER_DEPS_CACHED,
-	XR_COUNTER_HIST_OVERFLOWS,
-	XR_COUNTER_DEPS_UNCACHED,
-	XR_COUNTER_STACKS_SAVED,
-	XR_COUNTER_STACKS_DROPPED,
-	XR_COUNTER_STALE_ENTRIES,
-	XR_COUNTER_REPORTS_PRINTED,
-	XR_COUNTER_REPORTS_SUPPRESSED,
-	XR_COUNTER_MISUSE,
-	XR_COUNTER_OPPORTUNISTIC,
-	XR_COUNTER_OWNER_STALE,
-	XR_COUNTER_OWNER_UNTRACKED,
-	XR_COUNTER_HIST_IMPLIED,
-	XR_COUNTER_HIST_REPEATED,
-	XR_COUNTER_COUNT,	/* number of counters */
+enum crosslock_counter_id {
+	CROSSLOCK_COUNTER_COMMITS,
+	CROSSLOCK_COUNTER_DEPS_CHECKED,
+	CROSSLOCK_COUNTER_DEPS_ADDED,
+	CROSSLOCK_COUNTER_DEPS_CACHED,
+	CROSSLOCK_COUNTER_HIST_OVERFLOWS,
+	CROSSLOCK_COUNTER_DEPS_UNCACHED,
+	CROSSLOCK_COUNTER_STACKS_SAVED,
+	CROSSLOCK_COUNTER_STACKS_DROPPED,
+	CROSSLOCK_COUNTER_STALE_ENTRIES,
+	CROSSLOCK_COUNTER_REPORTS_PRINTED,
+	CROSSLOCK_COUNTER_REPORTS_SUPPRESSED,
+	CROSSLOCK_COUNTER_MISUSE,
+	CROSSLOCK_COUNTER_OPPORTUNISTIC,
+	CROSSLOCK_COUNTER_OWNER_STALE,
+	CROSSLOCK_COUNTER_OWNER_UNTRACKED,
+	CROSSLOCK_COUNTER_HIST_IMPLIED,
+	CROSSLOCK_COUNTER_HIST_REPEATED,
+	CROSSLOCK_COUNTER_COUNT,	/* number of counters */
 };
 
-DECLARE_PER_CPU(unsigned long, xr_counters[XR_COUNTER_COUNT]);
+DECLARE_PER_CPU(unsigned long, crosslock_counters[CROSSLOCK_COUNTER_COUNT]);
 
-static inline void xr_counter_inc(enum xr_counter_id id)
+static inline void crosslock_counter_inc(enum crosslock_counter_id id)
 {
-	this_cpu_inc(xr_counters[id]);
+	this_cpu_inc(crosslock_counters[id]);
 }
 
-unsigned long xr_counter_read(enum xr_counter_id id);
+unsigned long crosslock_counter_read(enum crosslock_counter_id id);
 
-/* The class and read mode of @hlock, as kept in xr_task::repeat_key */
-static __always_inline u16 xr_repeat_key(const struct held_lock *hlock)
+/* The class and read mode of @hlock, as kept in crosslock_task::repeat_key */
+static __always_inline u16 crosslock_repeat_key(const struct held_lock *hlock)
 {
 	return hlock->class_idx | hlock->read << MAX_LOCKDEP_KEYS_BITS;
 }
@@ -106,14 +106,14 @@ static __always_inline u16 xr_repeat_key(const struct held_lock *hlock)
  * the history (same class, call site and read mode, no crosslock acquired
  * since)?  Then writing it adds nothing: see xr_hist_redundant().
  */
-static __always_inline bool xr_hist_repeats(const struct task_struct *curr,
-					    const struct held_lock *hlock)
+static __always_inline bool crosslock_hist_repeats(const struct task_struct *curr,
+						   const struct held_lock *hlock)
 {
-	const struct xr_task *xt = &curr->xr;
+	const struct crosslock_task *xt = &curr->crosslock;
 
 	return xt->repeat_ip == hlock->acquire_ip &&
-	       xt->repeat_key == xr_repeat_key(hlock) && !hlock->irq_context &&
-	       xt->repeat_gen == atomic64_read(&xr_gen);
+	       xt->repeat_key == crosslock_repeat_key(hlock) && !hlock->irq_context &&
+	       xt->repeat_gen == atomic64_read(&crosslock_gen);
 }
 
 /*
@@ -123,55 +123,55 @@ static __always_inline bool xr_hist_repeats(const struct task_struct *curr,
  * common case costs one read of a global counter; a lock taken again and
  * again while one is in flight costs a few compares.
  */
-static __always_inline void xr_hist_add(struct task_struct *curr,
-					struct held_lock *hlock)
+static __always_inline void crosslock_hist_add(struct task_struct *curr,
+					       struct held_lock *hlock)
 {
-	if (!atomic_read(&xr_nr_in_flight))
+	if (!atomic_read(&crosslock_nr_in_flight))
 		return;
-	if (xr_hist_repeats(curr, hlock))
-		xr_counter_inc(XR_COUNTER_HIST_REPEATED);
+	if (crosslock_hist_repeats(curr, hlock))
+		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_REPEATED);
 	else
-		__xr_hist_add(curr, hlock);
+		__crosslock_hist_add(curr, hlock);
 }
 
 #else /* !CONFIG_LOCKDEP_CROSSRELEASE */
 
-static inline void xr_hist_add(struct task_struct *curr,
-			       struct held_lock *hlock) { }
-static inline void xr_init_task(struct task_struct *task) { }
-static inline void xr_zap_class(unsigned int class_idx) { }
-static inline bool xr_print_commit_header(struct held_lock *src,
-					  struct held_lock *tgt)
+static inline void crosslock_hist_add(struct task_struct *curr,
+				      struct held_lock *hlock) { }
+static inline void crosslock_init_task(struct task_struct *task) { }
+static inline void crosslock_zap_class(unsigned int class_idx) { }
+static inline bool crosslock_print_commit_header(struct held_lock *src,
+						 struct held_lock *tgt)
 {
 	return false;
 }
 
-static inline bool xr_print_commit_scenario(struct held_lock *src,
-					    struct held_lock *tgt,
-					    struct lock_class *parent)
+static inline bool crosslock_print_commit_scenario(struct held_lock *src,
+						   struct held_lock *tgt,
+						   struct lock_class *parent)
 {
 	return false;
 }
 
-static inline void xr_show_stats(struct seq_file *m) { }
+static inline void crosslock_show_stats(struct seq_file *m) { }
 
 struct lock_list;
-static inline bool xr_cycle_goes_on(struct lock_list *target,
-				    struct held_lock *src,
-				    struct held_lock *tgt)
+static inline bool crosslock_cycle_goes_on(struct lock_list *target,
+					   struct held_lock *src,
+					   struct held_lock *tgt)
 {
 	return false;
 }
 
-static inline struct lock_list *xr_cycle_report(struct lock_list *target,
-						struct held_lock *src,
-						struct held_lock *tgt,
-						struct lock_trace *trace)
+static inline struct lock_list *crosslock_cycle_report(struct lock_list *target,
+						       struct held_lock *src,
+						       struct held_lock *tgt,
+						       struct lock_trace *trace)
 {
 	return NULL;
 }
 
-static inline void xr_cycle_report_done(void) { }
+static inline void crosslock_cycle_report_done(void) { }
 
 #endif /* CONFIG_LOCKDEP_CROSSRELEASE */
 #endif /* __KERNEL_LOCKING_LOCKDEP_CROSSRELEASE_H */

@@ -184,12 +184,12 @@ EXPORT_SYMBOL_GPL(lockdep_kunit_any_report);
  */
 bool lockdep_kunit_xr_goes_on(void)
 {
-	return crossrelease_enabled() && xr_max_reports_get();
+	return crosslock_enabled() && crosslock_max_reports_get();
 }
 
 static void lockdep_kunit_xr_reset(void)
 {
-	xr_reports_reset();
+	crosslock_reports_reset();
 }
 #else
 bool lockdep_kunit_xr_goes_on(void)

@@ -53,11 +53,11 @@ static int pl_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ctx->f);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->g);
 
-	if (!lockdep_pagelock_enabled())
+	if (!crosslock_folio_enabled())
 		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
-	ctx->misuse = xr_counter_read(XR_COUNTER_MISUSE);
+	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
@@ -93,7 +93,7 @@ static void expect_quiet(struct kunit *test, struct pl_ctx *ctx)
 {
 	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
-	KUNIT_EXPECT_EQ(test, xr_counter_read(XR_COUNTER_MISUSE), ctx->misuse);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), ctx->misuse);
 }
 
 static void expect_report(struct kunit *test, struct pl_ctx *ctx)
@@ -107,10 +107,11 @@ static void expect_report(struct kunit *test, struct pl_ctx *ctx)
 }
 
 /*
- * Seed example 1: X takes M then locks the folio; Y locks the folio then
- * takes M.  One task plays Y, then X, so nothing can hang.
+ * Folio ABBA (the design document's example 1): X takes M then locks the
+ * folio; Y locks the folio then takes M.  One task plays Y, then X, so
+ * nothing can hang.
  */
-static void pl_seed1_reported(struct kunit *test)
+static void pl_folio_abba_reported(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
 
@@ -166,10 +167,11 @@ static void run_kthread_pair(struct kunit *test, struct pl_ctx *ctx)
 }
 
 /*
- * Seed example 2: X locks the folio; Z takes M and then unlocks it; Y
- * holds M and waits for the folio.  Y is this task, after X and Z.
+ * Wait under a mutex (the design document's example 2): X locks the folio; Z
+ * takes M and then unlocks it; Y holds M and waits for the folio.  Y is this
+ * task, after X and Z.
  */
-static void pl_seed2_reported(struct kunit *test)
+static void pl_folio_wait_under_mutex_reported(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
 
@@ -209,15 +211,15 @@ static void pl_two_folios_quiet(struct kunit *test)
 	mutex_lock(&ctx->m);
 	folio_lock(ctx->f);
 	folio_lock(ctx->g);
-	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
-	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->g));
+	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->f));
+	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->g));
 	folio_unlock(ctx->g);
 	folio_unlock(ctx->f);
 	mutex_unlock(&ctx->m);
 
 	expect_quiet(test, ctx);
-	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
-	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->g));
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->g));
 }
 
 /* Locked by a kthread, unlocked by another: not a bad unlock. */
@@ -228,7 +230,7 @@ static void pl_unlock_by_other_task_quiet(struct kunit *test)
 	run_kthread_pair(test, ctx);
 
 	expect_quiet(test, ctx);
-	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
 }
 
 /* A trylock under M never waits: no M -> (PG_locked). */
@@ -298,20 +300,20 @@ static void pl_set_clear_balanced(struct kunit *test)
 	struct pl_ctx *ctx = test->priv;
 
 	__folio_set_locked(ctx->f);
-	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->f));
 	__folio_clear_locked(ctx->f);
-	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
 
 	/* What free_pages_prepare() does for a page freed while locked */
 	__folio_set_locked(ctx->f);
-	lockdep_pagelock_free(&ctx->f->page);
-	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	crosslock_folio_free(&ctx->f->page);
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
 	__folio_clear_locked(ctx->f);
 
 	folio_lock(ctx->f);
-	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->f));
 	folio_unlock(ctx->f);
-	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
 	expect_quiet(test, ctx);
 }
 
@@ -326,27 +328,27 @@ static void pl_set_clear_balanced(struct kunit *test)
 static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
-	long untracked = xr_counter_read(XR_COUNTER_OWNER_UNTRACKED);
+	long untracked = crosslock_counter_read(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
 
 	__folio_set_locked(ctx->f);
-	KUNIT_EXPECT_TRUE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->f));
 	take_m(ctx);
 	folio_unlock(ctx->f);
-	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
 
 	set_bit(PG_locked, folio_flags(ctx->f, 0));
-	KUNIT_EXPECT_FALSE(test, lockdep_folio_owned(ctx->f));
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
 	folio_unlock(ctx->f);
 	KUNIT_EXPECT_FALSE(test, folio_test_locked(ctx->f));
 	/* at least: other folios may be unlocked untracked meanwhile */
-	KUNIT_EXPECT_GE(test, xr_counter_read(XR_COUNTER_OWNER_UNTRACKED),
+	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_OWNER_UNTRACKED),
 			untracked + 1);
 	expect_quiet(test, ctx);
 }
 
 static struct kunit_case pl_test_cases[] = {
-	KUNIT_CASE(pl_seed1_reported),
-	KUNIT_CASE(pl_seed2_reported),
+	KUNIT_CASE(pl_folio_abba_reported),
+	KUNIT_CASE(pl_folio_wait_under_mutex_reported),
 	KUNIT_CASE(pl_wait_locked_reported),
 	KUNIT_CASE(pl_two_folios_quiet),
 	KUNIT_CASE(pl_unlock_by_other_task_quiet),
