@@ -1,7 +1,13 @@
 # Crossrelease for Linux 6.1 -- workbench.
 #   make          build the xr kernel and run the demo in QEMU (default)
 #   make test     KUnit + kselftests in QEMU, ends with "N passed, N failed"
-#   make series   export the patch series to build/series and check it
+#   make series   the series proved: git am, checkpatch, every patch builds,
+#                 a config matrix, sparse, kernel-doc, htmldocs (table in
+#                 build/series/table.md); SERIES_STEPS="..." for a subset
+#   make export   write patches/ and the overlay back from build/linux's
+#                 commits (after git rebase -i there)
+#   make absorb   fold overlay edits into the patches that last touched them
+#   make check-overlay  the overlay equals the end of the series
 #   make shell    boot the xr kernel into an interactive busybox shell
 #   make kunit    the crossrelease KUnit suites with the kernel's kunit.py
 #   make bench    plain vs crossrelease off/on: one table, build/bench/table.md
@@ -20,7 +26,7 @@ ARGS ?=
 S := scripts
 
 .NOTPARALLEL:
-.PHONY: demo test series bench soak torture shell kunit deps tree build initramfs clean distclean
+.PHONY: demo test series export absorb check-overlay bench soak torture shell kunit deps tree build initramfs clean distclean
 
 demo: initramfs
 	@bash $(S)/demo.sh $(V) $(ARGS)
@@ -46,8 +52,18 @@ build: tree
 initramfs: build
 	@bash $(S)/initramfs.sh $(V)
 
-series: deps
+series:
+	@SERIES=1 bash $(S)/deps.sh
 	@bash $(S)/series.sh
+
+export:
+	@bash $(S)/export.sh
+
+absorb: tree
+	@bash $(S)/absorb.sh
+
+check-overlay: tree
+	@bash $(S)/overlay.sh check
 
 # both kernels (plain and xr) are built, then booted in turns
 bench: deps tree

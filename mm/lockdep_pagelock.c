@@ -185,6 +185,8 @@ static struct lockdep_map *folio_lock_class(struct folio *folio)
 /**
  * crosslock_folio_class_name - the name of @folio's lock class, for tests
  * @folio: the folio
+ *
+ * Return: the class name, e.g. "(PG_locked)ext4:ext4_aops".
  */
 const char *crosslock_folio_class_name(struct folio *folio)
 {
@@ -321,8 +323,10 @@ void __crosslock_folio_free(struct page *page)
  * crosslock_folio_owned - is @folio recorded as locked?
  * @folio: the folio
  *
- * For tests: true between the acquisition and the release of the folio
- * lock as far as lockdep knows.
+ * For tests.
+ *
+ * Return: true between the acquisition and the release of the folio lock
+ * as far as lockdep knows.
  */
 bool crosslock_folio_owned(struct folio *folio)
 {

@@ -10,6 +10,8 @@ set -euo pipefail
 PKGS=(qemu-system-x86 busybox-static ccache flex bison bc libelf-dev libssl-dev
       cpio xz-utils rsync kmod python3 perl e2fsprogs util-linux gcc make git)
 [ "$ARCH" = arm64 ] && PKGS+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm)
+# make series: sparse, the docs build
+[ "${SERIES:-0}" = 1 ] && PKGS+=(sparse python3-sphinx python3-sphinx-rtd-theme)
 # arm64 guest user space: downloaded and extracted, not installed
 GUEST_DEBS=(busybox-static e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1 libc6 coreutils)
 installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }

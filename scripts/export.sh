@@ -1,29 +1,46 @@
 #!/usr/bin/env bash
-# Write patches/*.patch back from the commits of a kernel tree (default
-# build/linux): commit N of base..HEAD becomes series entry N, without the
-# own files that patches/series folds into it.  Commits past the end of
-# the series become new entries.  Used after editing upstream files with
-# "git commit --fixup" + "git rebase -i --autosquash base" in the tree.
+# make export: write the series back from the commits of a kernel tree
+# (default build/linux), after editing it with git commit --fixup and
+# git rebase -i --autosquash base (or any history rewrite on base):
+#   - commit N of base..HEAD becomes patches/NNNN-<subject>.patch, new
+#     files included, and patches/series lists them in order;
+#   - the overlay (the repo's files at kernel paths) gets every file the
+#     series adds, at its version in HEAD.
 #   export.sh [tree]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 SRC=${1:-$TREE}
-SERIES=$ROOT/patches/series
-mapfile -t commits < <(git -C "$SRC" rev-list --reverse base..HEAD)
-mapfile -t entries < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SERIES")
-[ ${#commits[@]} -ge ${#entries[@]} ] || die "tree has fewer commits than patches/series"
-for i in "${!commits[@]}"; do
-	c=${commits[$i]}
-	if [ "$i" -lt ${#entries[@]} ]; then
-		read -r patch own <<<"${entries[$i]}"
-	else
-		slug=$(git -C "$SRC" log -1 --format=%f "$c" | tr 'A-Z' 'a-z' | cut -c1-60)
-		patch=$(printf '%04d-%s.patch' $((i + 1)) "$slug"); own=""
-		echo "$patch" >> "$SERIES"
-	fi
-	excl=()
-	for f in $own; do excl+=(":(exclude)$f"); done
-	git -C "$SRC" format-patch -q --zero-commit --stdout -1 "$c" -- . "${excl[@]}" \
-		> "$ROOT/patches/$patch"
-	say "export: $(git -C "$SRC" log -1 --format=%s "$c") -> patches/$patch"
+OWN_DIRS=(kernel include lib mm arch drivers Documentation tools)
+g() { git -C "$SRC" "$@"; }
+[ -z "$(g status --porcelain --untracked-files=no)" ] ||
+	die "$SRC has uncommitted changes: commit them (git commit --fixup) first"
+n=$(g rev-list --count base..HEAD)
+[ "$n" -gt 0 ] || die "no commits on base in $SRC"
+
+say "export: $n commits of $SRC -> patches/"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+g format-patch -q --zero-commit --no-signature -o "$tmp" base..HEAD
+git -C "$ROOT" rm -q --ignore-unmatch 'patches/[0-9][0-9][0-9][0-9]-*.patch' || true
+rm -f "$ROOT"/patches/[0-9][0-9][0-9][0-9]-*.patch
+cp "$tmp"/*.patch "$ROOT/patches/"
+{
+	echo "# The series, in order: git format-patch mails written by \"make export\""
+	echo "# (scripts/export.sh); scripts/tree.sh applies them onto base with git am."
+	(cd "$tmp" && ls ./*.patch | sed 's|^\./||')
+} > "$ROOT/patches/series"
+
+say "export: overlay <- the files the series adds, at HEAD"
+mapfile -t added < <(g diff --name-only --diff-filter=A base HEAD -- "${OWN_DIRS[@]}")
+for f in "${added[@]}"; do
+	mkdir -p "$ROOT/$(dirname "$f")"
+	g show "HEAD:$f" > "$ROOT/$f.tmp"
+	if cmp -s "$ROOT/$f.tmp" "$ROOT/$f"; then rm "$ROOT/$f.tmp"; else mv "$ROOT/$f.tmp" "$ROOT/$f"; fi
+	[ -x "$SRC/$f" ] && chmod +x "$ROOT/$f"
 done
+mapfile -t stale < <(cd "$ROOT" && git ls-files -- "${OWN_DIRS[@]}" |
+	grep -vxF -f <(printf '%s\n' "${added[@]}") || true)
+for f in "${stale[@]}"; do
+	warn "export: $f is not added by any patch: add it to one, or git rm it"
+done
+say "export: done ($n patches, ${#added[@]} overlay files); review with git -C $ROOT status"

@@ -1,22 +1,55 @@
 #!/usr/bin/env bash
-# Rebuild the series commits, export them with a cover letter to
-# build/series, check they apply with git am onto a pristine base
-# worktree and run checkpatch.pl --strict on each patch.
+# make series: the series as a maintainer receives it, proved step by step.
+# Prints one table row per check and writes it to build/series/table.md:
+#   overlay     the overlay equals the end of the series
+#   git am      the exported mails (build/series, with the cover letter)
+#               apply onto the pinned base and give the same tree
+#   checkpatch  --strict on every patch: 0 errors
+#   bisect      every patch builds (x86_64, the xr test config)
+#   matrix      the final tree builds with each option alone, PROC_FS=n,
+#               SMP=n, MODULES=n, i386, PROVE_LOCKING=n
+#   sparse      C=2 on the series' C files: no warning the base lacks
+#   kernel-doc  -none on the new headers and sources: no warning
+#   htmldocs    Documentation/locking renders crossrelease.rst: no warning
+# SERIES_STEPS="overlay am checkpatch" runs a subset (CI uses a subset).
+# Builds share build/ccache; cold, the whole run takes about 90 minutes.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-bash "$ROOT/scripts/tree.sh" --full
-g() { git -C "$TREE" "${GIT_ID[@]}" "$@"; }
+STEPS=${SERIES_STEPS:-overlay am checkpatch bisect matrix sparse kerneldoc htmldocs}
 OUTD=$BUILD/series
 CHK=$BUILD/series-check
-n=$(g rev-list --count base..HEAD)
-[ "$n" -gt 0 ] || die "series is empty (patches/series has no entries)"
+TABLE=$OUTD/table.md
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
+g() { git -C "$TREE" "${GIT_ID[@]}" "$@"; }
+want() { [[ " $STEPS " == *" $1 "* ]]; }
+rows=(); fails=0
+row() { # check, result (ok|FAIL), figure
+	rows+=("| $1 | $2 | $3 |")
+	[ "$2" = ok ] || fails=$((fails + 1))
+	say "series: $1: $2 ($3)"
+}
+kmake() { # source dir, out dir, make args...
+	local src=$1 out=$2; shift 2
+	make -C "$src" O="$out" -j2 CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_USER=xr KBUILD_BUILD_HOST=workbench "$@"
+}
 
-say "series: exporting $n patches to build/series"
-rm -rf "$OUTD"
-g format-patch -q --cover-letter --zero-commit -o "$OUTD" base..HEAD
-cover=$(ls "$OUTD"/0000-cover-letter.patch)
-subject=$(head -1 "$ROOT/patches/cover-letter.txt")
-python3 - "$cover" "$ROOT/patches/cover-letter.txt" <<'PY'
+bash "$ROOT/scripts/tree.sh"
+mkdir -p "$OUTD" "$BUILD/logs"
+n=$(g rev-list --count base..HEAD)
+
+if want overlay; then
+	if bash "$ROOT/scripts/overlay.sh" check > "$BUILD/logs/series-overlay.log" 2>&1; then
+		row overlay ok "$(git -C "$ROOT" ls-files -- kernel include lib mm arch drivers Documentation tools | wc -l) files = end of series"
+	else
+		cat "$BUILD/logs/series-overlay.log"; row overlay FAIL "see build/logs/series-overlay.log"
+	fi
+fi
+
+# 1. export with the cover letter; git am onto a pristine worktree at base
+rm -f "$OUTD"/*.patch
+g format-patch -q --cover-letter --zero-commit --no-signature -o "$OUTD" base..HEAD
+python3 - "$OUTD/0000-cover-letter.patch" "$ROOT/patches/cover-letter.txt" <<'PY'
 import sys
 cover, text = sys.argv[1], open(sys.argv[2]).read().split('\n', 1)
 s = open(cover).read()
@@ -24,35 +57,155 @@ s = s.replace('*** SUBJECT HERE ***', text[0].strip())
 s = s.replace('*** BLURB HERE ***', text[1].strip() if len(text) > 1 else '')
 open(cover, 'w').write(s)
 PY
-
-say "series: git am onto a pristine worktree at base"
+mapfile -t patches < <(ls "$OUTD"/*.patch | grep -v '/0000-cover-letter.patch$')
 g worktree remove --force "$CHK" 2>/dev/null || rm -rf "$CHK"
 g worktree prune
 g worktree add -q --detach "$CHK" base
-mapfile -t patches < <(ls "$OUTD"/*.patch | grep -v '/0000-cover-letter.patch$')
-if ! git -C "$CHK" "${GIT_ID[@]}" am -q "${patches[@]}"; then
-	git -C "$CHK" am --abort || true
-	die "exported series does not apply onto base with git am"
-fi
-[ "$(git -C "$CHK" rev-parse 'HEAD^{tree}')" = "$(g rev-parse 'HEAD^{tree}')" ] ||
-	die "applied series differs from the tree's HEAD"
-say "series: applies cleanly, result identical to build/linux HEAD"
-
-say "series: checkpatch.pl --strict"
-printf '%-64s %6s %8s %6s\n' PATCH ERRORS WARNINGS CHECKS
-bad=0
-for p in "${patches[@]}"; do
-	out=$(cd "$CHK" && perl scripts/checkpatch.pl --strict --no-color "$p" 2>&1 || true)
-	tot=$(grep -E '^total: ' <<<"$out" | tail -1)
-	[[ $tot =~ ([0-9]+)\ errors,\ ([0-9]+)\ warnings,\ ([0-9]+)\ checks ]] ||
-		{ echo "$out"; die "checkpatch gave no summary for $p"; }
-	e=${BASH_REMATCH[1]} w=${BASH_REMATCH[2]} c=${BASH_REMATCH[3]}
-	printf '%-64s %6s %8s %6s\n' "$(basename "$p")" "$e" "$w" "$c"
-	if [ "$e$w$c" != 000 ]; then
-		echo "$out" | grep -E '^(ERROR|WARNING|CHECK):|^#[0-9]+:' | sed 's/^/    /' | awk 'NR <= 40'
-		[ "$e" = 0 ] || bad=1
+if want am; then
+	if git -C "$CHK" "${GIT_ID[@]}" am -q "${patches[@]}" &&
+	   [ "$(git -C "$CHK" rev-parse 'HEAD^{tree}')" = "$(g rev-parse 'HEAD^{tree}')" ]; then
+		row "git am" ok "$n patches + cover letter apply onto $PKG $PKG_VERSION, same tree"
+	else
+		git -C "$CHK" am --abort 2>/dev/null || true
+		row "git am" FAIL "the mails do not apply or differ from build/linux"
 	fi
-done
+else
+	git -C "$CHK" "${GIT_ID[@]}" am -q "${patches[@]}"
+fi
+
+if want checkpatch; then
+	errs=0; warns=0; checks=0
+	printf '%-72s %6s %8s %6s\n' PATCH ERRORS WARNINGS CHECKS > "$OUTD/checkpatch.txt"
+	for p in "${patches[@]}"; do
+		out=$(cd "$CHK" && perl scripts/checkpatch.pl --strict --no-color "$p" 2>&1 || true)
+		[[ $(grep -E '^total: ' <<<"$out" | tail -1) =~ ([0-9]+)\ errors,\ ([0-9]+)\ warnings,\ ([0-9]+)\ checks ]] ||
+			die "checkpatch gave no summary for $p"
+		e=${BASH_REMATCH[1]} w=${BASH_REMATCH[2]} c=${BASH_REMATCH[3]}
+		errs=$((errs + e)); warns=$((warns + w)); checks=$((checks + c))
+		printf '%-72s %6s %8s %6s\n' "$(basename "$p")" "$e" "$w" "$c" >> "$OUTD/checkpatch.txt"
+		[ "$e$w$c" = 000 ] || grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" | sed 's/^/    /' >> "$OUTD/checkpatch.txt"
+	done
+	cat "$OUTD/checkpatch.txt"
+	[ $errs = 0 ] && r=ok || r=FAIL
+	row checkpatch $r "$errs errors, $warns warnings, $checks checks in $n patches (build/series/checkpatch.txt)"
+fi
+
+exec 9>"$KLOCK"; flock 9	# the builds below hold the build lock
+
+# 2. every patch builds: the xr config of the final tree, olddefconfig'd at
+# each step (options a patch has not added yet simply drop out)
+if want bisect; then
+	out=$BUILD/out-bisect; mkdir -p "$out"
+	[ -f "$BUILD/out-xr/.config" ] || die "bisect: build the xr kernel first (make build)"
+	bad=(); t0=$SECONDS
+	for c in $(git -C "$CHK" rev-list --reverse base..HEAD); do
+		git -C "$CHK" checkout -q "$c"
+		cp "$BUILD/out-xr/.config" "$out/.config"
+		s=$(git -C "$CHK" log -1 --format=%s "$c")
+		if kmake "$CHK" "$out" -s olddefconfig > "$BUILD/logs/series-bisect.log" 2>&1 &&
+		   kmake "$CHK" "$out" -s bzImage modules >> "$BUILD/logs/series-bisect.log" 2>&1; then
+			say "series: bisect: builds: $s"
+		else
+			tail -20 "$BUILD/logs/series-bisect.log"; bad+=("$s")
+		fi
+	done
+	[ ${#bad[@]} = 0 ] && row bisect ok "each of the $n patches builds ($(( (SECONDS - t0) / 60 )) min)" ||
+		row bisect FAIL "${#bad[@]} of $n do not build: ${bad[*]}"
+fi
+git -C "$CHK" checkout -q --detach "$(g rev-parse HEAD)"
+
+# 3. the final tree in other configurations: allnoconfig + debug + one change
+matrix_build() { # name, arch, fragment lines...
+	local name=$1 arch=$2; shift 2
+	local out=$BUILD/out-m-$name frag
+	mkdir -p "$out"; frag=$out/matrix.config
+	cat "$ROOT/configs/debug.config" "$ROOT/configs/x86_64.config" > "$frag"
+	printf '%s\n' "$@" >> "$frag"
+	(cd "$CHK" && ARCH=$arch KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -n -O "$out" "$frag") \
+		> "$BUILD/logs/series-m-$name.log" 2>&1 &&
+	kmake "$CHK" "$out" ARCH="$arch" -s olddefconfig >> "$BUILD/logs/series-m-$name.log" 2>&1 || return 1
+	local l; for l in "$@"; do	# each wanted line took its value
+		case $l in
+		*=y) grep -qx "$l" "$out/.config" || { echo "$name: $l did not apply" >> "$BUILD/logs/series-m-$name.log"; return 1; } ;;
+		"# CONFIG_"*) l=${l#\# }; l=${l%% is not set}
+			! grep -q "^$l=y" "$out/.config" || { echo "$name: $l still set" >> "$BUILD/logs/series-m-$name.log"; return 1; } ;;
+		esac
+	done
+	kmake "$CHK" "$out" ARCH="$arch" -s >> "$BUILD/logs/series-m-$name.log" 2>&1
+}
+if want matrix; then
+	XR=(CONFIG_LOCKDEP_CROSSRELEASE=y CONFIG_RUNTIME_TESTING_MENU=y)
+	declare -A M=(
+		[completions]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y"
+		[pagelock]="${XR[*]} CONFIG_LOCKDEP_PAGELOCK=y"
+		[dma_fence]="${XR[*]} CONFIG_DMABUF_HEAPS=y CONFIG_LOCKDEP_DMA_FENCE=y"
+		[noproc]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y CONFIG_EXPERT=y"
+		[nosmp]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y"
+		[nomodules]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y"
+		[i386]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y CONFIG_LOCKDEP_DMA_FENCE=y CONFIG_DMABUF_HEAPS=y"
+		[noprove]="CONFIG_RUNTIME_TESTING_MENU=y"
+	)
+	declare -A OFF=([noproc]="# CONFIG_PROC_FS is not set" [nosmp]="# CONFIG_SMP is not set"
+		[nomodules]="# CONFIG_MODULES is not set" [noprove]="# CONFIG_PROVE_LOCKING is not set")
+	for name in completions pagelock dma_fence noproc nosmp nomodules i386 noprove; do
+		arch=x86_64; [ $name = i386 ] && arch=i386
+		t0=$SECONDS
+		read -r -a args <<<"${M[$name]}"
+		[ -z "${OFF[$name]:-}" ] || args+=("${OFF[$name]}")
+		if matrix_build "$name" "$arch" "${args[@]}"; then
+			row "matrix $name" ok "builds ($(( (SECONDS - t0) / 60 )) min)"
+		else
+			tail -15 "$BUILD/logs/series-m-$name.log"; row "matrix $name" FAIL "build/logs/series-m-$name.log"
+		fi
+	done
+fi
+
+# the C files and headers the series adds or changes
+mapfile -t cfiles < <(git -C "$CHK" diff --name-only base HEAD -- '*.c' | grep -v '^tools/' || true)
+mapfile -t newsrc < <(git -C "$CHK" diff --name-only --diff-filter=A base HEAD -- '*.c' '*.h' | grep -v '^tools/' || true)
+
+if want sparse; then
+	command -v sparse >/dev/null || die "sparse missing: SERIES=1 scripts/deps.sh"
+	[ -f "$BUILD/out-xr/.config" ] || die "sparse: build the xr kernel first (make build)"
+	out=$BUILD/out-sparse; mkdir -p "$out"; objs=()
+	for f in "${cfiles[@]}"; do [ -f "$BUILD/out-xr/${f%.c}.o" ] && objs+=("${f%.c}.o"); done
+	sp() { # rev -> its sparse warnings on those objects, without line numbers
+		local o have=()
+		git -C "$CHK" checkout -q --detach "$1"
+		cp "$BUILD/out-xr/.config" "$out/.config"
+		kmake "$CHK" "$out" -s olddefconfig prepare > "$BUILD/logs/series-sparse.log" 2>&1
+		for o in "${objs[@]}"; do [ -f "$CHK/${o%.o}.c" ] && have+=("$o"); done
+		kmake "$CHK" "$out" C=2 -k "${have[@]}" 2>&1 | grep -E 'warning:|error:' |
+			sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u || true
+	}
+	sp base > "$OUTD/sparse-base.txt"
+	sp "$(g rev-parse HEAD)" > "$OUTD/sparse-series.txt"
+	new=$(comm -23 "$OUTD/sparse-series.txt" "$OUTD/sparse-base.txt" | grep -c . || true)
+	[ "$new" = 0 ] && r=ok || { r=FAIL; comm -23 "$OUTD/sparse-series.txt" "$OUTD/sparse-base.txt"; }
+	row sparse $r "$new new warnings in ${#objs[@]} objects ($(grep -c . "$OUTD/sparse-base.txt" || true) in base)"
+fi
+
+if want kerneldoc; then
+	# -v adds the missing "Return:" checks; its "contents before sections"
+	# note fires on any description followed by a "Context:" section
+	kdoc() { (cd "$CHK" && scripts/kernel-doc -none -v "${newsrc[@]}" 2>&1) |
+		grep -E '^[^ ]+: (warning|error):' | grep -v 'contents before sections' || true; }
+	kd=$(kdoc | grep -c . || true)
+	[ "$kd" = 0 ] && r=ok || { r=FAIL; kdoc | head -20; }
+	row kernel-doc $r "$kd warnings (-none -v) in ${#newsrc[@]} new files"
+fi
+
+if want htmldocs; then
+	command -v sphinx-build >/dev/null || die "sphinx-build missing: SERIES=1 scripts/deps.sh"
+	out=$BUILD/out-htmldocs; mkdir -p "$out"
+	kmake "$CHK" "$out" SPHINXDIRS=locking htmldocs > "$BUILD/logs/series-htmldocs.log" 2>&1 || true
+	hw=$(grep -E 'WARNING|ERROR' "$BUILD/logs/series-htmldocs.log" | grep -c -E 'crossrelease|lockdep_crossrelease|crosslock' || true)
+	[ -f "$out/Documentation/output/locking/crossrelease.html" ] && [ "$hw" = 0 ] && r=ok || r=FAIL
+	row htmldocs $r "Documentation/locking rendered, $hw warnings from the series"
+fi
+
 g worktree remove --force "$CHK"
-say "series: build/series ready ($n patches + cover letter)"
-[ $bad = 0 ] || die "checkpatch reported errors"
+{ echo "| check | result | figure |"; echo "|---|---|---|"; printf '%s\n' "${rows[@]}"; } > "$TABLE"
+say "series: summary (build/series/table.md)"
+cat "$TABLE"
+[ $fails = 0 ] || die "series: $fails check(s) failed"

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Prepare build/linux: pristine base commit (tag "base") + patches/series.
-#   tree.sh          incremental: full re-apply only if patches/ changed
-#   tree.sh --full   always rebuild the series commits from base
+# Prepare build/linux: the pristine base (tag "base"), then the series:
+# every patch in patches/series applied with git am, one commit each.  The
+# patches carry everything, new files included; the repo's files at
+# kernel paths (the overlay) are a copy of their version at the end of the
+# series, written by "make export" and checked by "make check-overlay".
+# An overlay file edited since is copied into the working tree on top of
+# the series, so that a build uses it; "make absorb" folds such edits into
+# the patches that last touched those files.
+#   tree.sh          re-apply the series only if patches/ changed
+#   tree.sh --full   always re-apply it
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 FULL=0; [ "${1:-}" = --full ] && FULL=1
-OWN_DIRS=(kernel include lib mm arch drivers Documentation tools)
-SERIES=$ROOT/patches/series
 STAMP=$BUILD/tree.stamp
 g() { git -C "$TREE" "${GIT_ID[@]}" "$@"; }
 
@@ -15,7 +20,6 @@ mkdir -p "$BUILD"
 exec 9>"$KLOCK"
 say "tree: waiting for $KLOCK"; flock 9
 
-# 1. extract the base once
 if ! git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1; then
 	[ -f "$TARBALL" ] || die "$TARBALL missing: run scripts/deps.sh"
 	say "tree: extracting $TARBALL -> build/linux"
@@ -31,59 +35,32 @@ if ! git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1; then
 	g tag base
 	FULL=1
 fi
-
-# own files: tracked + untracked-not-ignored files of the repo in OWN_DIRS
-own_files() { (cd "$ROOT" && git ls-files -co --exclude-standard -- "${OWN_DIRS[@]}" | sort -u |
-	while read -r f; do [ -f "$f" ] && echo "$f"; done); }
-# series entries without comments/blank lines
-entries() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SERIES"; }
-listed() { entries | awk '{for (i = 2; i <= NF; i++) print $i}' | sort -u; }
-
-copy_own() { # copy repo files into the tree, keeping mtime of unchanged ones
-	[ $# -gt 0 ] || return 0
-	(cd "$ROOT" && rsync -c --relative "$@" "$TREE/")
-}
-
-# Trees made before gc.auto was set: never let git gc hold the build lock.
 g config gc.auto 0
-stamp_now=$( { cd "$ROOT"; sha256sum patches/* 2>/dev/null; own_files; g rev-parse base; } | sha256sum | cut -d' ' -f1)
 
-if [ $FULL = 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$stamp_now" ]; then
-	say "tree: patches unchanged, syncing own files only"
-	mapfile -t files < <(own_files)
-	copy_own "${files[@]}"
-	exit 0
+stamp_now=$( { cd "$ROOT"; sha256sum patches/*; g rev-parse base; } | sha256sum | cut -d' ' -f1)
+if [ $FULL = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$stamp_now" ] ||
+   [ "$(cat "$STAMP.head" 2>/dev/null)" != "$(g rev-parse HEAD)" ]; then
+	say "tree: applying the series onto base"
+	rm -f "$STAMP"
+	[ -d "$TREE/.git/rebase-apply" ] && g am --abort || true
+	g reset -q --hard base
+	g clean -q -fdx
+	n=0
+	while read -r patch; do
+		n=$((n + 1))
+		[ -f "$ROOT/patches/$patch" ] || die "series entry $n: patches/$patch not found"
+		if ! g am -q --keep-cr "$ROOT/patches/$patch"; then
+			g am --abort || true
+			die "patches/$patch does not apply ($PKG $PKG_VERSION)"
+		fi
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series")
+	echo "$stamp_now" > "$STAMP"
+	g rev-parse HEAD > "$STAMP.head"
+	say "tree: $n patches applied, HEAD $(g rev-parse --short HEAD)"
+else
+	say "tree: series unchanged (HEAD $(g rev-parse --short HEAD))"
 fi
 
-say "tree: rebuilding series from base"
-rm -f "$STAMP"
-[ -d "$TREE/.git/rebase-apply" ] && g am --abort || true
-g reset -q --hard base
-g clean -q -fdx
-n=0
-while read -r patch own; do
-	n=$((n + 1))
-	[ -f "$ROOT/patches/$patch" ] || die "series entry $n: patches/$patch not found"
-	say "tree: applying $patch"
-	if ! g am -q --keep-cr "$ROOT/patches/$patch"; then
-		g am --abort || true
-		die "patch patches/$patch does not apply onto base ($PKG $PKG_VERSION)"
-	fi
-	if [ -n "$own" ]; then
-		# shellcheck disable=SC2086
-		set -- $own
-		for f in "$@"; do [ -f "$ROOT/$f" ] || die "series: own file $f (for $patch) missing"; done
-		copy_own "$@"
-		g add -f -- "$@"
-		g commit -q --amend --no-edit
-	fi
-done < <(entries)
-
-mapfile -t unlisted < <(comm -23 <(own_files) <(listed))
-if [ ${#unlisted[@]} -gt 0 ]; then
-	warn "own files not listed in patches/series (copied, not committed):"
-	printf '!!   %s\n' "${unlisted[@]}" >&2
-	copy_own "${unlisted[@]}"
-fi
-echo "$stamp_now" > "$STAMP"
-say "tree: ready ($n patches, HEAD $(g rev-parse --short HEAD))"
+# The overlay on top, for builds: only files that differ from the tree are
+# copied (rsync -c), so that unchanged files keep their mtime.
+bash "$ROOT/scripts/overlay.sh" sync

@@ -85,6 +85,8 @@ DEFINE_PER_CPU(unsigned long, crosslock_counters[CROSSLOCK_COUNTER_COUNT]);
 /**
  * crosslock_counter_read - the sum of a statistics counter over all CPUs
  * @id: the counter
+ *
+ * Return: the sum, read without stopping the counting.
  */
 unsigned long crosslock_counter_read(enum crosslock_counter_id id)
 {
@@ -1492,6 +1494,8 @@ static bool xr_class_is_crosslock(unsigned int class_idx)
  *
  * Called under the graph lock.  Every crossrelease dependency leads from a
  * crosslock, so a cycle without one is lockdep's own business.
+ *
+ * Return: true if the cycle goes through a crosslock dependency.
  */
 bool crosslock_cycle_goes_on(struct lock_list *target, struct held_lock *src,
 			     struct held_lock *tgt)
@@ -1566,10 +1570,12 @@ static struct lock_list *xr_cycle_copy(struct lock_list *target,
  * @tgt:    the lock the new dependency leads from
  * @trace:  the new dependency's stack
  *
- * Called under the graph lock, after crosslock_cycle_goes_on().  Return: a copy of
- * the path to print once the graph lock is dropped, then to hand back with
- * crosslock_cycle_report_done(); NULL if the report is suppressed (printed
-								    * before, over the budget, or another report is being printed).
+ * Called under the graph lock, after crosslock_cycle_goes_on().
+ *
+ * Return: a copy of the path to print once the graph lock is dropped, then
+ * to hand back with crosslock_cycle_report_done(); NULL if the report is
+ * suppressed (printed before, over the budget, or another report is being
+ * printed).
  */
 struct lock_list *crosslock_cycle_report(struct lock_list *target,
 					 struct held_lock *src, struct held_lock *tgt,
@@ -1613,7 +1619,10 @@ void crosslock_reports_reset(void)
 EXPORT_SYMBOL_GPL(crosslock_reports_reset);
 
 /**
- * crosslock_max_reports_get - the "crossrelease.max_reports=" budget of this boot
+ * crosslock_max_reports_get - the budget of crossrelease reports
+ *
+ * Return: "crossrelease.max_reports=" of this boot, or what
+ * crosslock_max_reports_set() made it.
  */
 unsigned int crosslock_max_reports_get(void)
 {
@@ -1625,7 +1634,9 @@ EXPORT_SYMBOL_GPL(crosslock_max_reports_get);
  * crosslock_max_reports_set - change the budget of crossrelease reports
  * @max: the new budget, at least 1 (0, one-shot, is a boot-time choice)
  *
- * For test suites.  Return: the previous budget.
+ * For test suites.
+ *
+ * Return: the previous budget.
  */
 unsigned int crosslock_max_reports_set(unsigned int max)
 {

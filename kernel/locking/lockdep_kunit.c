@@ -49,6 +49,8 @@ MODULE_PARM_DESC(rearm, "switch lockdep back on after an expected report");
 
 /**
  * lockdep_kunit_rearms - does lockdep_kunit_reset() switch lockdep back on?
+ *
+ * Return: false if booted with "lockdep_kunit.rearm=0".
  */
 bool lockdep_kunit_rearms(void)
 {
@@ -58,6 +60,8 @@ EXPORT_SYMBOL_GPL(lockdep_kunit_rearms);
 
 /**
  * lockdep_kunit_reports_enabled - may cases that expect a report run?
+ *
+ * Return: false if booted with "lockdep_kunit.reports=0".
  */
 bool lockdep_kunit_reports_enabled(void)
 {
@@ -168,6 +172,9 @@ EXPORT_SYMBOL_GPL(lockdep_kunit_report_seen);
 /**
  * lockdep_kunit_any_report - did lockdep print any report since start?
  * @c: capture state
+ *
+ * Return: true if a line printed since lockdep_kunit_capture_start() has
+ * one of the headlines of lockdep's reports.
  */
 bool lockdep_kunit_any_report(struct lockdep_capture *c)
 {
@@ -280,6 +287,8 @@ EXPORT_SYMBOL_GPL(lockdep_kunit_reset);
 
 /**
  * lockdep_kunit_is_on - is lockdep still validating (no report so far)?
+ *
+ * Return: debug_locks.
  */
 bool lockdep_kunit_is_on(void)
 {
