@@ -70,11 +70,13 @@ static inline void crosslock_owner_acquire(struct lockdep_map *map,
 					   struct crosslock_owner *o,
 					   unsigned long ip) { }
 static inline void crosslock_owner_replaced(struct crosslock_owner *old) { }
+
 static inline bool
 crosslock_owner_commit_needed(const struct crosslock_owner *o)
 {
 	return false;
 }
+
 static inline bool crosslock_owner_release(struct lockdep_map *map,
 					   struct crosslock_owner *o,
 					   bool commit)
