@@ -12,7 +12,6 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
-#include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -25,13 +24,10 @@
 #include "lockdep_crossrelease.h"
 
 #define NR_WAITERS	3
-#define CIRCULAR	"possible circular locking dependency detected"
 
 struct cmp_ctx {
-	struct lock_class_key key_m;
-	struct mutex m;		/* the lock of the deadlock scenarios */
+	struct lockdep_kunit_fixture fx; /* fx.m: the lock of the scenarios */
 	struct completion done, other, idle;
-	struct lockdep_capture cap;
 	struct work_struct work;
 	struct hrtimer hrtimer;
 	struct timer_list timer;
@@ -55,9 +51,7 @@ static int cmp_test_init(struct kunit *test)
 
 	if (!ctx)
 		return -ENOMEM;
-	lockdep_register_key(&ctx->key_m);
-	mutex_init(&ctx->m);
-	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "cmp_test_M");
+	lockdep_kunit_fixture_init(&ctx->fx, "cmp_test_M");
 	init_done(ctx);
 	init_other(ctx);
 	init_completion(&ctx->idle);
@@ -65,9 +59,7 @@ static int cmp_test_init(struct kunit *test)
 
 	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
-	if (!lockdep_kunit_is_on())
-		kunit_skip(test, "lockdep is off (earlier report?)");
-	lockdep_kunit_capture_start(&ctx->cap);
+	lockdep_kunit_skip_if_off(test);
 	return 0;
 }
 
@@ -75,8 +67,7 @@ static void cmp_test_exit(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
 
-	mutex_destroy(&ctx->m);
-	lockdep_unregister_key(&ctx->key_m);
+	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
 }
 
@@ -88,24 +79,21 @@ struct waiter {
 	struct cmp_ctx *ctx;
 	struct completion *c;
 	enum wait_kind kind;
-	struct task_struct *task;
+	struct lockdep_kunit_kthread kt;
 };
 
-static int waiter_fn(void *data)
+static void waiter_fn(void *data)
 {
 	struct waiter *w = data;
 
 	if (w->kind != WAIT_PLAIN)
-		mutex_lock(&w->ctx->m);
+		mutex_lock(&w->ctx->fx.m);
 	if (w->kind == WAIT_TIMEOUT_UNDER_M)
 		wait_for_completion_timeout(w->c, 60 * HZ);
 	else
 		wait_for_completion(w->c);
 	if (w->kind != WAIT_PLAIN)
-		mutex_unlock(&w->ctx->m);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
+		mutex_unlock(&w->ctx->fx.m);
 }
 
 static void start_waiter(struct kunit *test, struct waiter *w,
@@ -115,19 +103,13 @@ static void start_waiter(struct kunit *test, struct waiter *w,
 	w->ctx = ctx;
 	w->c = c;
 	w->kind = kind;
-	w->task = kthread_run(waiter_fn, w, "cmp_waiter");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(w->task));
+	lockdep_kunit_run_kthread(&w->kt, waiter_fn, w, "cmp_waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w->kt.task));
 }
 
 static void stop_waiter(struct waiter *w)
 {
-	kthread_stop(w->task);
-}
-
-static void take_m(struct cmp_ctx *ctx)
-{
-	mutex_lock(&ctx->m);
-	mutex_unlock(&ctx->m);
+	lockdep_kunit_stop_kthread(&w->kt);
 }
 
 /* Learn M -> (complete)done: wait under M, completed by someone else. */
@@ -144,46 +126,29 @@ static void learn_wait_under_m(struct kunit *test, struct cmp_ctx *ctx,
 	reinit_completion(c);
 }
 
-static void expect_quiet(struct kunit *test, struct cmp_ctx *ctx)
-{
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
-}
-
-static void expect_report(struct kunit *test, struct cmp_ctx *ctx,
-			  const char *cls)
-{
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "(cmp_test_M)"));
-	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls),
-			      "class %s not named", cls);
-	lockdep_kunit_reset();
-}
+/* The cycle M -> (complete)done -> M: reported, and lockdep goes on */
+static const struct lockdep_kunit_report done_cycle = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(cmp_test_M)", "(complete)&ctx->done" },
+	.crossrelease = true,
+};
 
 /* --- Completers --- */
 
-static int take_m_and_complete_other_fn(void *data)
+static void take_m_and_complete_other_fn(void *data)
 {
 	struct cmp_ctx *ctx = data;
 
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	complete(&ctx->other);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
-static int take_m_and_complete_fn(void *data)
+static void take_m_and_complete_fn(void *data)
 {
 	struct cmp_ctx *ctx = data;
 
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	complete(&ctx->done);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 /*
@@ -194,6 +159,7 @@ static int take_m_and_complete_fn(void *data)
 static void cmp_wait_under_mutex_reported(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
+	struct lockdep_kunit_kthread k;
 	struct task_struct *t;
 	struct waiter w;
 
@@ -203,12 +169,14 @@ static void cmp_wait_under_mutex_reported(struct kunit *test)
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->done, 1);
-	t = kthread_run(take_m_and_complete_fn, ctx, "cmp_completer");
+	t = lockdep_kunit_run_kthread(&k, take_m_and_complete_fn, ctx,
+				      "cmp_completer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	stop_waiter(&w);
-	kthread_stop(t);
+	lockdep_kunit_stop_kthread(&k);
 
-	expect_report(test, ctx, "(complete)&ctx->done");
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &done_cycle);
+	lockdep_kunit_reset();
 }
 
 /*
@@ -221,6 +189,7 @@ static void cmp_untracked_quiet(struct kunit *test)
 {
 	struct cmp_ctx *ctx = test->priv;
 	long misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
+	struct lockdep_kunit_kthread k;
 	struct task_struct *t;
 	struct waiter w;
 
@@ -229,22 +198,23 @@ static void cmp_untracked_quiet(struct kunit *test)
 
 	start_waiter(test, &w, ctx, &ctx->other, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->other, 1);
-	t = kthread_run(take_m_and_complete_other_fn, ctx, "cmp_completer");
+	t = lockdep_kunit_run_kthread(&k, take_m_and_complete_other_fn, ctx,
+				      "cmp_completer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	stop_waiter(&w);
-	kthread_stop(t);
+	lockdep_kunit_stop_kthread(&k);
 
 	KUNIT_EXPECT_TRUE(test, ctx->other.dep_map.state.flags & CROSSLOCK_UNTRACKED);
 	KUNIT_EXPECT_EQ(test, ctx->other.dep_map.state.nr_acquired, 0U);
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), misuse);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static void take_m_and_complete_work(struct work_struct *work)
 {
 	struct cmp_ctx *ctx = container_of(work, struct cmp_ctx, work);
 
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	complete(&ctx->done);
 }
 
@@ -265,8 +235,9 @@ static void cmp_work_completer_reported(struct kunit *test)
 	flush_work(&ctx->work);
 	stop_waiter(&w);
 
-	expect_report(test, ctx, "(complete)&ctx->done");
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &done_cycle);
+	lockdep_kunit_reset();
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
 							  "work item context"));
 }
 
@@ -293,14 +264,14 @@ static void cmp_mutex_before_wait_quiet(struct kunit *test)
 	learn_wait_under_m(test, ctx, &ctx->done, WAIT_UNDER_M);
 	hold_idle_waiter(test, ctx, &idle);
 
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->done, 1);
 	complete(&ctx->done);
 	stop_waiter(&w);
 
 	release_idle_waiter(ctx, &idle);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* The completer only trylocks M: a trylock never waits. */
@@ -313,12 +284,12 @@ static void cmp_trylock_quiet(struct kunit *test)
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->done, 1);
-	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->m));
-	mutex_unlock(&ctx->m);
+	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->fx.m));
+	mutex_unlock(&ctx->fx.m);
 	complete(&ctx->done);
 	stop_waiter(&w);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* M -> one completion class, the other class -> M: no cycle. */
@@ -331,11 +302,11 @@ static void cmp_different_init_sites_quiet(struct kunit *test)
 
 	start_waiter(test, &w, ctx, &ctx->other, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->other, 1);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	complete(&ctx->other);
 	stop_waiter(&w);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /*
@@ -370,7 +341,7 @@ static void cmp_irq_completer_quiet(struct kunit *test, bool hard)
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->done, 1);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	preempt_disable();
 	if (hard) {
 		hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
@@ -395,7 +366,7 @@ static void cmp_irq_completer_quiet(struct kunit *test, bool hard)
 	stop_waiter(&w);
 
 	KUNIT_EXPECT_TRUE(test, fired);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static void cmp_hrtimer_completer_quiet(struct kunit *test)
@@ -422,14 +393,15 @@ static void cmp_complete_all_reported(struct kunit *test)
 	for (i = 0; i < NR_WAITERS; i++)
 		start_waiter(test, &w[i], ctx, &ctx->done, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->done, NR_WAITERS);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	complete_all(&ctx->done);
 	for (i = 0; i < NR_WAITERS; i++)
 		stop_waiter(&w[i]);
 
 	/* every waiter released its acquisition */
 	KUNIT_EXPECT_EQ(test, ctx->done.dep_map.state.nr_acquired, 0U);
-	expect_report(test, ctx, "(complete)&ctx->done");
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &done_cycle);
+	lockdep_kunit_reset();
 }
 
 /* Thousands of on-stack completions: one class, bounded table growth. */
@@ -437,10 +409,10 @@ static void onstack_round(struct cmp_ctx *ctx)
 {
 	DECLARE_COMPLETION_ONSTACK(onstack);
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	complete(&onstack);
 	wait_for_completion(&onstack);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 }
 
 static void cmp_onstack_10000_quiet(struct kunit *test)
@@ -461,7 +433,7 @@ static void cmp_onstack_10000_quiet(struct kunit *test)
 	for (i = 0; i < 10000; i++)
 		onstack_round(ctx);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 	KUNIT_EXPECT_EQ(test, nr_lock_classes, classes);
 	KUNIT_EXPECT_LE(test, nr_list_entries, entries + 4);
 	KUNIT_EXPECT_LE(test, lock_chain_count(), chains + 4);
@@ -481,29 +453,14 @@ static void cmp_timeout_wait_quiet(struct kunit *test)
 
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->done, 1);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	complete(&ctx->done);
 	stop_waiter(&w);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* --- Misuse --- */
-
-/*
- * A kind of misuse is printed once per boot, by the first case that makes
- * it, so its line is in this case's part of the log or further back: look
- * for it in the whole log, and for a second copy in this case's part.
- */
-static void expect_warned_once(struct kunit *test, struct cmp_ctx *ctx,
-			       const char *text)
-{
-	struct lockdep_capture boot = { };	/* from the oldest record */
-
-	KUNIT_EXPECT_LE(test, lockdep_kunit_count(&ctx->cap, text), 1U);
-	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&boot, text),
-			      "warning \"%s\" never printed", text);
-}
 
 #define W_NO_KEY	"has no class key and is not static"
 
@@ -541,14 +498,14 @@ static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 	learn_wait_under_m(test, ctx, &c, WAIT_UNDER_M);
 	start_waiter(test, &w, ctx, &c, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&c, 1);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	complete(&c);
 	stop_waiter(&w);
 
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), misuse + 1);
 	KUNIT_EXPECT_EQ(test, c.dep_map.state.nr_acquired, 0U);
-	expect_warned_once(test, ctx, W_NO_KEY);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap, W_NO_KEY);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /*
@@ -574,6 +531,7 @@ static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 #define STALE_MARGIN		(THREAD_SIZE / 4)
 
 struct stale_cmp {
+	struct lockdep_kunit_kthread completer;
 	struct completion go;		/* the waiter returned */
 	struct completion gate;		/* the late complete() is done */
 	struct completion *c;		/* in the waiter's dead frame */
@@ -612,7 +570,7 @@ static noinline unsigned long stack_mark(void)
 	return (unsigned long)__builtin_frame_address(0);
 }
 
-static int stale_complete_fn(void *data)
+static void stale_complete_fn(void *data)
 {
 	struct stale_cmp *s = data;
 	int i;
@@ -628,9 +586,6 @@ static int stale_complete_fn(void *data)
 		usleep_range(500, 1000);
 	}
 	complete(&s->gate);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
@@ -649,7 +604,8 @@ static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
 	init_completion(&s->go);
 	init_completion(&s->gate);
 	s->task = current;
-	t = kthread_run(stale_complete_fn, s, "cmp_stale");
+	t = lockdep_kunit_run_kthread(&s->completer, stale_complete_fn, s,
+				      "cmp_stale");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 
 	stale_wait_deep(s, STALE_PAD_FRAMES);
@@ -661,7 +617,7 @@ static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
 		s->c = NULL;		/* too close to live frames: leave it */
 	complete(&s->go);
 	wait_for_completion(&s->gate);
-	kthread_stop(t);
+	lockdep_kunit_stop_kthread(&s->completer);
 
 	KUNIT_EXPECT_GE(test, below, STALE_MARGIN);
 	KUNIT_EXPECT_TRUE(test, s->timed_out);
@@ -669,7 +625,7 @@ static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->nr_acquired, 0U);
 	KUNIT_EXPECT_EQ(test, current->crosslock.nr_waits, waits);
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), misuse);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static struct kunit_case cmp_test_cases[] = {

@@ -12,7 +12,6 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
-#include <linux/kthread.h>
 #include <linux/lockdep_pagelock.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
@@ -22,15 +21,11 @@
 #include "lockdep_kunit.h"
 #include "lockdep_crossrelease.h"
 
-#define CIRCULAR	"possible circular locking dependency detected"
-
 struct cc_ctx {
-	struct lock_class_key key_m;
-	struct mutex m;			/* the lock of the scenarios */
+	struct lockdep_kunit_fixture fx; /* fx.m: the lock of the scenarios */
 	struct completion a, b;		/* two completion classes */
 	struct folio *f, *g;
 	struct work_struct take_m_work, complete_a_work;
-	struct lockdep_capture cap;
 	bool completed;			/* the folio case's completer is done */
 };
 
@@ -52,17 +47,13 @@ static int cc_test_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	test->priv = ctx;
-	lockdep_register_key(&ctx->key_m);
-	mutex_init(&ctx->m);
-	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "cc_test_M");
+	lockdep_kunit_fixture_init(&ctx->fx, "cc_test_M");
 	init_a(ctx);
 	init_b(ctx);
 
 	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
-	if (!lockdep_kunit_is_on())
-		kunit_skip(test, "lockdep is off (earlier report?)");
-	lockdep_kunit_capture_start(&ctx->cap);
+	lockdep_kunit_skip_if_off(test);
 	return 0;
 }
 
@@ -74,27 +65,8 @@ static void cc_test_exit(struct kunit *test)
 		folio_put(ctx->f);
 	if (ctx->g)
 		folio_put(ctx->g);
-	mutex_destroy(&ctx->m);
-	lockdep_unregister_key(&ctx->key_m);
+	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
-}
-
-static void expect_quiet(struct kunit *test, struct cc_ctx *ctx)
-{
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
-}
-
-static void expect_report(struct kunit *test, struct cc_ctx *ctx,
-			  const char *cls1, const char *cls2)
-{
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
-	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls1),
-			      "class %s not named", cls1);
-	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, cls2),
-			      "class %s not named", cls2);
-	lockdep_kunit_reset();
 }
 
 /* --- Actors, each in a kthread: wait for one thing, then release --- */
@@ -105,26 +77,23 @@ struct actor {
 	bool timeout;			/* ... with a finite timeout */
 	bool under_m;			/* ... holding the mutex */
 	struct completion *complete;	/* then complete this (or NULL) */
-	struct task_struct *task;
+	struct lockdep_kunit_kthread kt;
 };
 
-static int actor_fn(void *data)
+static void actor_fn(void *data)
 {
 	struct actor *a = data;
 
 	if (a->under_m)
-		mutex_lock(&a->ctx->m);
+		mutex_lock(&a->ctx->fx.m);
 	if (a->wait && a->timeout)
 		wait_for_completion_timeout(a->wait, 60 * HZ);
 	else if (a->wait)
 		wait_for_completion(a->wait);
 	if (a->under_m)
-		mutex_unlock(&a->ctx->m);
+		mutex_unlock(&a->ctx->fx.m);
 	if (a->complete)
 		complete(a->complete);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 static void start_actor(struct kunit *test, struct actor *a,
@@ -135,8 +104,8 @@ static void start_actor(struct kunit *test, struct actor *a,
 	a->wait = wait;
 	a->complete = complete;
 	a->timeout = timeout;
-	a->task = kthread_run(actor_fn, a, "cc_actor");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(a->task));
+	lockdep_kunit_run_kthread(&a->kt, actor_fn, a, "cc_actor");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a->kt.task));
 }
 
 /*
@@ -156,22 +125,28 @@ static void chain(struct kunit *test, struct cc_ctx *ctx,
 	start_actor(test, &completer, ctx, second, first, timeout);
 	lockdep_kunit_until_waiting(second, 1);
 	complete(second);
-	kthread_stop(completer.task);
-	kthread_stop(waiter.task);
+	lockdep_kunit_stop_kthread(&completer.kt);
+	lockdep_kunit_stop_kthread(&waiter.kt);
 }
 
 /* A's completer waits for B, B's completer waits for A. */
 static void cc_two_completions_reported(struct kunit *test)
 {
 	struct cc_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(complete)&ctx->a", "(complete)&ctx->b" },
+		.crossrelease = true,
+	};
 
 	lockdep_kunit_expect_xr_report(test);
 
 	chain(test, ctx, &ctx->a, &ctx->b, false);
 	chain(test, ctx, &ctx->b, &ctx->a, false);
 
-	expect_report(test, ctx, "(complete)&ctx->a", "(complete)&ctx->b");
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
 							  "waited for crosslock"));
 }
 
@@ -183,24 +158,21 @@ static void cc_two_completions_timeout_quiet(struct kunit *test)
 	chain(test, ctx, &ctx->a, &ctx->b, true);
 	chain(test, ctx, &ctx->b, &ctx->a, true);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* A folio locked around a wait for A: unlocking it depends on A. */
-static int lock_folio_and_wait_fn(void *data)
+static void lock_folio_and_wait_fn(void *data)
 {
 	struct cc_ctx *ctx = data;
 
 	folio_lock(ctx->f);
 	wait_for_completion(&ctx->a);
 	folio_unlock(ctx->f);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 /* A's completer waits for a folio lock first: A depends on it. */
-static int wait_folio_and_complete_fn(void *data)
+static void wait_folio_and_complete_fn(void *data)
 {
 	struct cc_ctx *ctx = data;
 
@@ -208,14 +180,17 @@ static int wait_folio_and_complete_fn(void *data)
 	folio_unlock(ctx->g);
 	complete(&ctx->a);
 	WRITE_ONCE(ctx->completed, true);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 static void cc_folio_and_completion_reported(struct kunit *test)
 {
 	struct cc_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(PG_locked)folio", "(complete)&ctx->a" },
+		.crossrelease = true,
+	};
+	struct lockdep_kunit_kthread kt, kk;
 	struct task_struct *t, *k;
 
 	lockdep_kunit_expect_xr_report(test);
@@ -227,18 +202,21 @@ static void cc_folio_and_completion_reported(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ctx->f);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->g);
 
-	t = kthread_run(lock_folio_and_wait_fn, ctx, "cc_folio_waiter");
+	t = lockdep_kunit_run_kthread(&kt, lock_folio_and_wait_fn, ctx,
+				      "cc_folio_waiter");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	lockdep_kunit_until_waiting(&ctx->a, 1);
-	k = kthread_run(wait_folio_and_complete_fn, ctx, "cc_completer");
+	k = lockdep_kunit_run_kthread(&kk, wait_folio_and_complete_fn, ctx,
+				      "cc_completer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
 	/* a kthread stopped before it first ran never runs its function */
 	while (!READ_ONCE(ctx->completed))
 		usleep_range(200, 400);
-	kthread_stop(k);
-	kthread_stop(t);
+	lockdep_kunit_stop_kthread(&kk);
+	lockdep_kunit_stop_kthread(&kt);
 
-	expect_report(test, ctx, "(PG_locked)folio", "(complete)&ctx->a");
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
 }
 
 /* --- Workqueues: item 1 takes M, item 2 completes A --- */
@@ -247,8 +225,7 @@ static void take_m_work(struct work_struct *work)
 {
 	struct cc_ctx *ctx = container_of(work, struct cc_ctx, take_m_work);
 
-	mutex_lock(&ctx->m);
-	mutex_unlock(&ctx->m);
+	lockdep_kunit_take_m(&ctx->fx);
 }
 
 static void complete_a_work(struct work_struct *work)
@@ -274,7 +251,7 @@ static void workqueue_case(struct kunit *test, struct workqueue_struct *wq)
 	start_actor(test, &waiter, ctx, &ctx->a, NULL, false);
 	lockdep_kunit_until_waiting(&ctx->a, 1);
 	complete(&ctx->a);
-	kthread_stop(waiter.task);
+	lockdep_kunit_stop_kthread(&waiter.kt);
 
 	reinit_completion(&ctx->a);
 	start_actor(test, &plain, ctx, &ctx->a, NULL, false);
@@ -284,20 +261,26 @@ static void workqueue_case(struct kunit *test, struct workqueue_struct *wq)
 	queue_work(wq, &ctx->take_m_work);
 	queue_work(wq, &ctx->complete_a_work);
 	flush_workqueue(wq);
-	kthread_stop(plain.task);
+	lockdep_kunit_stop_kthread(&plain.kt);
 	destroy_workqueue(wq);
 }
 
 static void cc_ordered_workqueue_reported(struct kunit *test)
 {
 	struct cc_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(complete)&ctx->a", "cc_test_M" },
+		.crossrelease = true,
+	};
 
 	lockdep_kunit_expect_xr_report(test);
 
 	workqueue_case(test, alloc_ordered_workqueue("cc_test_ordered", 0));
 
-	expect_report(test, ctx, "(complete)&ctx->a", "cc_test_M");
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
 							  "cc_test_ordered"));
 }
 
@@ -307,7 +290,7 @@ static void cc_ordinary_workqueue_quiet(struct kunit *test)
 
 	workqueue_case(test, alloc_workqueue("cc_test_wq", 0, 0));
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static struct kunit_case cc_test_cases[] = {

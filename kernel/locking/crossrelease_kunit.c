@@ -9,7 +9,6 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
-#include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -20,12 +19,12 @@
 #include "lockdep_crossrelease.h"
 
 struct xr_ctx {
+	struct lockdep_kunit_fixture fx;	/* fx.m: "xr_test_M" */
 	struct kunit *test;
-	struct lock_class_key key_m, key_n, key_i, key_x, key_z;
-	struct mutex m, n;
+	struct lock_class_key key_n, key_i, key_x, key_z;
+	struct mutex n;				/* "xr_test_N" */
 	raw_spinlock_t irq_lock;
 	struct crosslock x, z;
-	struct lockdep_capture cap;
 	struct work_struct work1, work2;
 	struct task_struct *worker1, *worker2;
 	struct hrtimer hrtimer;
@@ -41,14 +40,12 @@ static int xr_test_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->test = test;
-	lockdep_register_key(&ctx->key_m);
+	lockdep_kunit_fixture_init(&ctx->fx, "xr_test_M");
 	lockdep_register_key(&ctx->key_n);
 	lockdep_register_key(&ctx->key_i);
 	lockdep_register_key(&ctx->key_x);
 	lockdep_register_key(&ctx->key_z);
-	mutex_init(&ctx->m);
 	mutex_init(&ctx->n);
-	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "xr_test_M");
 	lockdep_set_class_and_name(&ctx->n, &ctx->key_n, "xr_test_N");
 	raw_spin_lock_init(&ctx->irq_lock);
 	lockdep_set_class_and_name(&ctx->irq_lock, &ctx->key_i, "xr_test_irq");
@@ -58,10 +55,8 @@ static int xr_test_init(struct kunit *test)
 
 	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
-	if (!lockdep_kunit_is_on())
-		kunit_skip(test, "lockdep is off (earlier report?)");
+	lockdep_kunit_skip_if_off(test);
 	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
-	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
 
@@ -69,13 +64,12 @@ static void xr_test_exit(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
 
-	mutex_destroy(&ctx->m);
 	mutex_destroy(&ctx->n);
-	lockdep_unregister_key(&ctx->key_m);
 	lockdep_unregister_key(&ctx->key_n);
 	lockdep_unregister_key(&ctx->key_i);
 	lockdep_unregister_key(&ctx->key_x);
 	lockdep_unregister_key(&ctx->key_z);
+	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
 }
 
@@ -84,15 +78,9 @@ static void xr_test_exit(struct kunit *test)
 /* Wait for X while holding M: M -> X. */
 static void wait_under_m(struct xr_ctx *ctx)
 {
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	crosslock_acquire(&ctx->x, 0, XR_IP);
-	mutex_unlock(&ctx->m);
-}
-
-static void take_m(struct xr_ctx *ctx)
-{
-	mutex_lock(&ctx->m);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 }
 
 /* One call site, whatever the compiler unrolls: a repeat is a repeat. */
@@ -102,32 +90,29 @@ static noinline void take_irq_lock(struct xr_ctx *ctx)
 	raw_spin_unlock(&ctx->irq_lock);
 }
 
-static void expect_quiet(struct kunit *test, struct xr_ctx *ctx)
-{
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
-}
-
-static void expect_seen(struct kunit *test, struct xr_ctx *ctx,
-			const char *needle)
-{
-	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&ctx->cap, needle),
-			      "report line with \"%s\" missing", needle);
-}
-
 /* The releaser, a work item, takes M after the wait began: M -> X -> M. */
 static void commit_after_m_fn(struct work_struct *work)
 {
 	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work1);
 
 	ctx->worker1 = current;
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	crosslock_commit(&ctx->x);
 }
 
 static void xr_cycle_reported(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = {
+			"is releasing crosslock (in work item context)",
+			"(xr)test_X",
+			"(xr_test_M)",
+			"Possible unsafe locking scenario by crosslock",
+		},
+		.crossrelease = true,
+	};
 	char waiter[TASK_COMM_LEN + 8];
 
 	lockdep_kunit_expect_xr_report(test);
@@ -138,18 +123,13 @@ static void xr_cycle_reported(struct kunit *test)
 	flush_work(&ctx->work1);
 	crosslock_release(&ctx->x, XR_IP);
 
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
-	expect_seen(test, ctx, "possible circular locking dependency detected");
-	expect_seen(test, ctx, "is releasing crosslock (in work item context)");
-	expect_seen(test, ctx, "(xr)test_X");
-	expect_seen(test, ctx, "(xr_test_M)");
-	expect_seen(test, ctx, "Possible unsafe locking scenario by crosslock");
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
 	/* both contexts: the waiter and the releasing worker */
 	snprintf(waiter, sizeof(waiter), "which %s/%d", current->comm,
 		 task_pid_nr(current));
-	expect_seen(test, ctx, waiter);
+	lockdep_kunit_expect_seen(test, &ctx->fx.cap, waiter);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->worker1);
-	expect_seen(test, ctx, ctx->worker1->comm);
+	lockdep_kunit_expect_seen(test, &ctx->fx.cap, ctx->worker1->comm);
 	lockdep_kunit_reset();
 }
 
@@ -166,8 +146,6 @@ static void wait_then_commit(struct crosslock *x, struct mutex *under,
 	crosslock_release(x, XR_IP);
 }
 
-#define CIRCULAR "possible circular locking dependency detected"
-
 /*
  * Report and go on: a cycle through a crosslock is printed once, the
  * dependency is not added, lockdep stays on and finds the next cycle;
@@ -176,6 +154,7 @@ static void wait_then_commit(struct crosslock *x, struct mutex *under,
 static void xr_report_goes_on(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
+	struct lockdep_capture *cap = &ctx->fx.cap;
 	long printed = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED);
 	long suppressed = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED);
 	unsigned int max;
@@ -185,21 +164,21 @@ static void xr_report_goes_on(struct kunit *test)
 	crosslock_reports_reset();
 	max = crosslock_max_reports_set(2);
 
-	wait_then_commit(&ctx->x, &ctx->m, &ctx->m);	/* M -> X -> M */
-	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 1U);
+	wait_then_commit(&ctx->x, &ctx->fx.m, &ctx->fx.m);	/* M -> X -> M */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 1U);
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
 
-	wait_then_commit(&ctx->x, &ctx->m, &ctx->m);	/* known: quiet */
-	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 1U);
+	wait_then_commit(&ctx->x, &ctx->fx.m, &ctx->fx.m);	/* known: quiet */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 1U);
 
 	wait_then_commit(&ctx->z, &ctx->n, &ctx->n);	/* N -> Z -> N */
-	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 2U);
-	expect_seen(test, ctx, "(report 2 of at most 2)");
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
+	lockdep_kunit_expect_seen(test, cap, "(report 2 of at most 2)");
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED),
 			printed + 2);
 
 	wait_then_commit(&ctx->x, &ctx->n, &ctx->n);	/* over the budget */
-	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 2U);
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED),
 			suppressed + 1);
 
@@ -216,24 +195,26 @@ static void xr_report_goes_on(struct kunit *test)
 static void xr_wait_report_goes_on(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "is trying to acquire lock", "(xr)test_Z" },
+		.crossrelease = true,
+	};
 
 	lockdep_kunit_expect_xr_report(test);
 
 	crosslock_acquire(&ctx->z, 1, XR_IP);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	crosslock_commit(&ctx->z);			/* Z -> M */
 	crosslock_release(&ctx->z, XR_IP);
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	crosslock_acquire(&ctx->z, 0, XR_IP);	/* M -> Z: a cycle */
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 	crosslock_release(&ctx->z, XR_IP);
 
-	expect_seen(test, ctx, CIRCULAR);
-	expect_seen(test, ctx, "is trying to acquire lock");
-	expect_seen(test, ctx, "(xr)test_Z");
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->cap,
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
 							   "bad unlock balance"));
 	lockdep_kunit_reset();
 }
@@ -243,15 +224,22 @@ static void xr_lock_before_acquire_quiet(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
 
-	/* Keep a crosslock in flight so that the first take_m() is recorded */
+	/* Keep a crosslock in flight so that the first take of M is recorded */
 	crosslock_acquire(&ctx->z, 1, XR_IP);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	wait_under_m(ctx);
 	crosslock_commit(&ctx->x);
 	crosslock_release(&ctx->x, XR_IP);
 	crosslock_release(&ctx->z, XR_IP);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
+
+/* A cycle through M: reported, and lockdep goes on */
+static const struct lockdep_kunit_report cycle_through_m = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(xr_test_M)" },
+	.crossrelease = true,
+};
 
 /*
  * N taken under M after the wait began is not written to the history (the
@@ -270,10 +258,10 @@ static void xr_nested_lock_implied(struct kunit *test)
 	mutex_lock(&ctx->n);
 	crosslock_acquire(&ctx->x, 0, XR_IP);	/* N -> X */
 	mutex_unlock(&ctx->n);
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	mutex_lock(&ctx->n);				/* M -> N, implied */
 	mutex_unlock(&ctx->n);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_IMPLIED),
 			implied);
 	take_irq_lock(ctx);
@@ -283,9 +271,7 @@ static void xr_nested_lock_implied(struct kunit *test)
 	crosslock_commit(&ctx->x);			/* X -> M: a cycle */
 	crosslock_release(&ctx->x, XR_IP);
 
-	expect_seen(test, ctx, CIRCULAR);
-	expect_seen(test, ctx, "(xr_test_M)");
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle_through_m);
 	lockdep_kunit_reset();
 }
 
@@ -297,6 +283,11 @@ static void xr_nested_lock_implied(struct kunit *test)
 static void xr_nested_after_acquire_reported(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(xr_test_N)" },
+		.crossrelease = true,
+	};
 
 	lockdep_kunit_expect_xr_report(test);
 
@@ -306,18 +297,16 @@ static void xr_nested_after_acquire_reported(struct kunit *test)
 	mutex_unlock(&ctx->n);
 	crosslock_release(&ctx->x, XR_IP);
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	crosslock_acquire(&ctx->x, 1, XR_IP);	/* X acquired under M */
 	mutex_lock(&ctx->n);
 	mutex_unlock(&ctx->n);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 	crosslock_commit(&ctx->x);			/* X -> N: a cycle */
 	crosslock_release(&ctx->x, XR_IP);
 	crosslock_release(&ctx->z, XR_IP);
 
-	expect_seen(test, ctx, CIRCULAR);
-	expect_seen(test, ctx, "(xr_test_N)");
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
 	lockdep_kunit_reset();
 }
 
@@ -336,9 +325,7 @@ static void repeat_expect_cycle(struct kunit *test, struct xr_ctx *ctx)
 	crosslock_release(&ctx->x, XR_IP);
 	crosslock_release(&ctx->z, XR_IP);
 
-	expect_seen(test, ctx, CIRCULAR);
-	expect_seen(test, ctx, "(xr_test_M)");
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle_through_m);
 	lockdep_kunit_reset();
 }
 
@@ -352,9 +339,9 @@ static void xr_repeat_after_acquire_reported(struct kunit *test)
 
 	lockdep_kunit_expect_xr_report(test);
 	repeat_setup(ctx);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	crosslock_acquire(&ctx->x, 1, XR_IP);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	repeat_expect_cycle(test, ctx);
 }
 
@@ -370,9 +357,9 @@ static void xr_repeat_in_new_section_reported(struct kunit *test)
 	lockdep_kunit_expect_xr_report(test);
 	repeat_setup(ctx);
 	crosslock_acquire(&ctx->x, 1, XR_IP);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	crosslock_bound_begin();
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	repeat_expect_cycle(test, ctx);
 	crosslock_bound_end();
 }
@@ -383,11 +370,11 @@ static void xr_trylock_quiet(struct kunit *test)
 	struct xr_ctx *ctx = test->priv;
 
 	wait_under_m(ctx);
-	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->m));
-	mutex_unlock(&ctx->m);
+	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->fx.m));
+	mutex_unlock(&ctx->fx.m);
 	crosslock_commit(&ctx->x);
 	crosslock_release(&ctx->x, XR_IP);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /*
@@ -431,7 +418,7 @@ static void xr_irq_commit(struct kunit *test, bool hard)
 	bool fired;
 
 	wait_under_m(ctx);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	preempt_disable();
 	if (hard) {
 		hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
@@ -451,7 +438,7 @@ static void xr_irq_commit(struct kunit *test, bool hard)
 	crosslock_release(&ctx->x, XR_IP);
 
 	KUNIT_ASSERT_TRUE(test, fired);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 	/* the handler's own acquisition was committed */
 	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added + 1);
 }
@@ -472,7 +459,7 @@ static void take_m_fn(struct work_struct *work)
 	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work1);
 
 	ctx->worker1 = current;
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 }
 
 static void commit_fn(struct work_struct *work)
@@ -499,7 +486,7 @@ static void xr_new_work_item_quiet(struct kunit *test)
 	flush_work(&ctx->work2);
 	crosslock_release(&ctx->x, XR_IP);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 	if (ctx->worker1 != ctx->worker2)
 		kunit_skip(test, "work items ran in different workers");
 }
@@ -512,7 +499,7 @@ static void xr_history_overflow_quiet(struct kunit *test)
 	int i;
 
 	crosslock_acquire(&ctx->z, 1, XR_IP);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	wait_under_m(ctx);
 	for (i = 0; i < 3 * CROSSLOCK_HIST_SIZE; i++) {	/* no repeats: */
 		mutex_lock(&ctx->n);			/* each is written */
@@ -523,7 +510,7 @@ static void xr_history_overflow_quiet(struct kunit *test)
 	crosslock_release(&ctx->x, XR_IP);
 	crosslock_release(&ctx->z, XR_IP);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_OVERFLOWS),
 			overflows + 1);
 }
@@ -554,7 +541,7 @@ static void xr_second_commit_adds_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added);
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CHECKED), checked);
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CACHED), cached + 1);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /*
@@ -573,21 +560,6 @@ static long misuse_count(struct xr_ctx *ctx)
 }
 
 /*
- * A kind of misuse is printed by the first case that makes it, so its line
- * is in this case's part of the log or further back: look for it in the
- * whole log, and for a second copy in this case's part.
- */
-static void expect_warned_once(struct kunit *test, struct xr_ctx *ctx,
-			       const char *text)
-{
-	struct lockdep_capture boot = { };	/* from the oldest record */
-
-	KUNIT_EXPECT_LE(test, lockdep_kunit_count(&ctx->cap, text), 1U);
-	KUNIT_EXPECT_TRUE_MSG(test, lockdep_kunit_report_seen(&boot, text),
-			      "warning \"%s\" never printed", text);
-}
-
-/*
  * A commit with nothing in flight is the common complete() that nobody
  * waits for, or one that comes after the waiter gave up: not a misuse, and
  * nothing to commit.  Committing the late one would add X -> M and close
@@ -597,18 +569,18 @@ static void xr_commit_unacquired_quiet(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
 
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	crosslock_commit(&ctx->x);
 	crosslock_commit(&ctx->x);
 
 	wait_under_m(ctx);				/* M -> X */
 	crosslock_release(&ctx->x, XR_IP);	/* the waiter gave up */
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	crosslock_commit(&ctx->x);
 
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 0L);
 	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static void xr_misuse_release_unacquired(struct kunit *test)
@@ -618,8 +590,8 @@ static void xr_misuse_release_unacquired(struct kunit *test)
 	crosslock_release(&ctx->x, XR_IP);		/* never acquired */
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
 	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
-	expect_warned_once(test, ctx, W_NOT_ACQUIRED);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap, W_NOT_ACQUIRED);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static void xr_misuse_double_release(struct kunit *test)
@@ -632,33 +604,32 @@ static void xr_misuse_double_release(struct kunit *test)
 	crosslock_release(&ctx->x, XR_IP);		/* double release */
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
 	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
-	expect_warned_once(test, ctx, W_NOT_ACQUIRED);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap, W_NOT_ACQUIRED);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
-static int exit_while_waiting_fn(void *data)
+static void exit_while_waiting_fn(void *data)
 {
 	struct xr_ctx *ctx = data;
 
 	crosslock_acquire(&ctx->z, 0, XR_IP);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 /* A task exits between a self-released acquisition and its release. */
 static void xr_misuse_exit_in_flight(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
+	struct lockdep_kunit_kthread k;
 	struct task_struct *t;
 	int i;
 
 	crosslock_init_map(&ctx->z, "(xr)test_Z", &ctx->key_z,
 			   CROSSLOCK_SELF_RELEASE);
-	t = kthread_run(exit_while_waiting_fn, ctx, "xr_exit_test");
+	t = lockdep_kunit_run_kthread(&k, exit_while_waiting_fn, ctx,
+				      "xr_exit_test");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	msleep(20);
-	kthread_stop(t);
+	lockdep_kunit_stop_kthread(&k);
 	for (i = 0; i < 100; i++) {	/* the exit check runs late in do_exit() */
 		if (misuse_count(ctx))
 			break;
@@ -667,8 +638,8 @@ static void xr_misuse_exit_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
 	crosslock_release(&ctx->z, XR_IP);		/* balance it */
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
-	expect_warned_once(test, ctx, W_EXITS);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap, W_EXITS);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /*
@@ -691,11 +662,11 @@ static void xr_misuse_uninitialised(struct kunit *test)
 	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, u);
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	crosslock_acquire(u, 0, XR_IP);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	crosslock_commit(u);
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
 	crosslock_release(u, XR_IP);
@@ -706,9 +677,11 @@ static void xr_misuse_uninitialised(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, u->map.key);
 	KUNIT_EXPECT_NULL(test, u->map.class_cache[0]);
 	KUNIT_EXPECT_EQ(test, current->crosslock.nr_waits, waits);
-	expect_warned_once(test, ctx, "acquire " W_UNINIT);
-	expect_warned_once(test, ctx, "release " W_UNINIT);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
+					 "acquire " W_UNINIT);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
+					 "release " W_UNINIT);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* An end without its begin is counted and warned about once, no WARN. */
@@ -722,11 +695,13 @@ static void xr_misuse_unbalanced_end(struct kunit *test)
 	crosslock_opportunistic_end();
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
 	KUNIT_EXPECT_EQ(test, current->crosslock.opportunistic, 0);
-	expect_warned_once(test, ctx, "unbalanced crosslock_hide_end");
-	expect_warned_once(test, ctx, "unbalanced crosslock_opportunistic_end");
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->cap,
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
+					 "unbalanced crosslock_hide_end");
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
+					 "unbalanced crosslock_opportunistic_end");
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
 							   "WARNING: CPU"));
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static struct kunit_case xr_test_cases[] = {

@@ -25,13 +25,12 @@
 #include "lockdep_crossrelease.h"
 
 struct xp_ctx {
-	struct lock_class_key key_a, key_b;
-	struct mutex a;			/* lock of the scenarios */
+	struct lockdep_kunit_fixture fx; /* fx.m: A, lock of the scenarios */
+	struct lock_class_key key_b;
 	struct mutex b;			/* another, of another class */
 	struct completion done, go;
 	struct work_struct work;
 	struct kthread_work kwork;
-	struct lockdep_capture cap;
 	long misuse, stale;
 };
 
@@ -42,22 +41,18 @@ static int xp_test_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	test->priv = ctx;
-	lockdep_register_key(&ctx->key_a);
+	lockdep_kunit_fixture_init(&ctx->fx, "xp_test_A");
 	lockdep_register_key(&ctx->key_b);
-	mutex_init(&ctx->a);
 	mutex_init(&ctx->b);
-	lockdep_set_class_and_name(&ctx->a, &ctx->key_a, "xp_test_A");
 	lockdep_set_class_and_name(&ctx->b, &ctx->key_b, "xp_test_B");
 	init_completion(&ctx->done);
 	init_completion(&ctx->go);
 
 	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
-	if (!lockdep_kunit_is_on())
-		kunit_skip(test, "lockdep is off (earlier report?)");
+	lockdep_kunit_skip_if_off(test);
 	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	ctx->stale = crosslock_counter_read(CROSSLOCK_COUNTER_STALE_ENTRIES);
-	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
 
@@ -65,17 +60,10 @@ static void xp_test_exit(struct kunit *test)
 {
 	struct xp_ctx *ctx = test->priv;
 
-	mutex_destroy(&ctx->a);
 	mutex_destroy(&ctx->b);
-	lockdep_unregister_key(&ctx->key_a);
 	lockdep_unregister_key(&ctx->key_b);
+	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
-}
-
-static void expect_quiet(struct kunit *test, struct xp_ctx *ctx)
-{
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
 }
 
 static void take(struct mutex *m)
@@ -84,19 +72,13 @@ static void take(struct mutex *m)
 	mutex_unlock(m);
 }
 
-static void park_until_stopped(void)
-{
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-}
-
 /* --- flush_work() and cancel_work_sync() on an ordered workqueue --- */
 
 static void take_a_work(struct work_struct *work)
 {
 	struct xp_ctx *ctx = container_of(work, struct xp_ctx, work);
 
-	take(&ctx->a);
+	take(&ctx->fx.m);
 }
 
 static void xp_ordered_flush_quiet(struct kunit *test)
@@ -117,24 +99,18 @@ static void xp_ordered_flush_quiet(struct kunit *test)
 		flush_workqueue(wq);
 	}
 	destroy_workqueue(wq);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* --- kthread_stop() and kthread_park() of unrelated kthreads --- */
-
-static int idle_fn(void *data)
-{
-	park_until_stopped();
-	return 0;
-}
 
 /* Takes A on its way out, after kthread_stop() began to wait. */
 static int take_a_on_exit_fn(void *data)
 {
 	struct xp_ctx *ctx = data;
 
-	park_until_stopped();
-	take(&ctx->a);
+	lockdep_kunit_idle_until_stopped();
+	take(&ctx->fx.m);
 	return 0;
 }
 
@@ -145,28 +121,19 @@ static int take_a_on_exit_fn(void *data)
 static void xp_kthread_stop_quiet(struct kunit *test)
 {
 	struct xp_ctx *ctx = test->priv;
+	struct lockdep_kunit_kthread idle;
 	struct task_struct *k1, *k2;
 
-	k1 = kthread_run(idle_fn, ctx, "xp_idle");
+	k1 = lockdep_kunit_run_kthread(&idle, NULL, NULL, "xp_idle");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k1));
-	mutex_lock(&ctx->a);
-	kthread_stop(k1);
-	mutex_unlock(&ctx->a);
+	mutex_lock(&ctx->fx.m);
+	lockdep_kunit_stop_kthread(&idle);
+	mutex_unlock(&ctx->fx.m);
 
 	k2 = kthread_run(take_a_on_exit_fn, ctx, "xp_take_a");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k2));
 	kthread_stop(k2);
-	expect_quiet(test, ctx);
-}
-
-static int park_idle_fn(void *data)
-{
-	while (!kthread_should_stop()) {
-		if (kthread_should_park())
-			kthread_parkme();
-		schedule_timeout_interruptible(1);
-	}
-	return 0;
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static int take_a_before_park_fn(void *data)
@@ -175,7 +142,7 @@ static int take_a_before_park_fn(void *data)
 
 	while (!kthread_should_stop()) {
 		if (kthread_should_park()) {
-			take(&ctx->a);
+			take(&ctx->fx.m);
 			kthread_parkme();
 		}
 		schedule_timeout_interruptible(1);
@@ -186,34 +153,34 @@ static int take_a_before_park_fn(void *data)
 static void xp_kthread_park_quiet(struct kunit *test)
 {
 	struct xp_ctx *ctx = test->priv;
+	struct lockdep_kunit_kthread idle;
 	struct task_struct *k1, *k2;
 
-	k1 = kthread_run(park_idle_fn, ctx, "xp_park_idle");
+	/* idles, and parks when asked */
+	k1 = lockdep_kunit_run_kthread(&idle, NULL, NULL, "xp_park_idle");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k1));
 	k2 = kthread_run(take_a_before_park_fn, ctx, "xp_park_a");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k2));
 
-	mutex_lock(&ctx->a);
+	mutex_lock(&ctx->fx.m);
 	KUNIT_EXPECT_EQ(test, kthread_park(k1), 0);
-	mutex_unlock(&ctx->a);
+	mutex_unlock(&ctx->fx.m);
 	KUNIT_EXPECT_EQ(test, kthread_park(k2), 0);
 
-	kthread_stop(k1);
+	lockdep_kunit_stop_kthread(&idle);
 	kthread_stop(k2);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* --- a class freed between the acquisition and the commit --- */
 
 static void nop_work(struct work_struct *work) { }
 
-static int wait_done_fn(void *data)
+static void wait_done_fn(void *data)
 {
 	struct xp_ctx *ctx = data;
 
 	wait_for_completion(&ctx->done);
-	park_until_stopped();
-	return 0;
 }
 
 /*
@@ -224,13 +191,15 @@ static int wait_done_fn(void *data)
 static void xp_destroyed_workqueue_then_complete_quiet(struct kunit *test)
 {
 	struct xp_ctx *ctx = test->priv;
+	struct lockdep_kunit_kthread waiter;
 	struct workqueue_struct *wq;
 	struct task_struct *t;
 	int i;
 
 	for (i = 0; i < 3; i++) {
 		reinit_completion(&ctx->done);
-		t = kthread_run(wait_done_fn, ctx, "xp_waiter");
+		t = lockdep_kunit_run_kthread(&waiter, wait_done_fn, ctx,
+					      "xp_waiter");
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 		lockdep_kunit_until_waiting(&ctx->done, 1);
 
@@ -243,11 +212,11 @@ static void xp_destroyed_workqueue_then_complete_quiet(struct kunit *test)
 		synchronize_rcu();	/* the freed index may now be reused */
 
 		complete(&ctx->done);
-		kthread_stop(t);
+		lockdep_kunit_stop_kthread(&waiter);
 	}
 	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_STALE_ENTRIES),
 			ctx->stale);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* --- a static crosslock initialiser on the stack --- */
@@ -266,15 +235,15 @@ static void xp_onstack_static_initialiser_warns(struct kunit *test)
 		STATIC_CROSSLOCK_INIT("(xp_test)onstack", NULL,
 				      CROSSLOCK_SELF_RELEASE);
 
-	mutex_lock(&ctx->a);
+	mutex_lock(&ctx->fx.m);
 	crosslock_acquire(&bad, 0, _THIS_IP_);
 	crosslock_release(&bad, _THIS_IP_);
-	mutex_unlock(&ctx->a);
+	mutex_unlock(&ctx->fx.m);
 	crosslock_commit(&bad);
 	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), ctx->misuse);
 	KUNIT_EXPECT_TRUE(test, bad.state.flags & CROSSLOCK_UNTRACKED);
 	KUNIT_EXPECT_EQ(test, bad.state.nr_acquired, 0U);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* --- folios of different owners are different classes --- */
@@ -311,12 +280,12 @@ static void xp_folio_classes_apart_quiet(struct kunit *test)
 			   "(PG_locked)folio");
 
 	folio_lock(file_folio);
-	take(&ctx->a);
+	take(&ctx->fx.m);
 	folio_unlock(file_folio);
 
-	mutex_lock(&ctx->a);
+	mutex_lock(&ctx->fx.m);
 	take(&ctx->b);
-	mutex_unlock(&ctx->a);
+	mutex_unlock(&ctx->fx.m);
 
 	mutex_lock(&ctx->b);
 	folio_lock(free_folio);
@@ -326,7 +295,7 @@ static void xp_folio_classes_apart_quiet(struct kunit *test)
 	folio_put(free_folio);
 	put_page(page);
 	fput(file);
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /* --- flushes of unrelated kthread workers --- */
@@ -334,24 +303,22 @@ static void xp_folio_classes_apart_quiet(struct kunit *test)
 struct xp_flusher {
 	struct kthread_worker *worker;
 	struct kthread_work *work;
-	struct mutex *held;
+	struct mutex *held;		/* held around the flush */
 };
 
-static int flush_under_lock_fn(void *data)
+static void flush_under_lock_fn(void *data)
 {
 	struct xp_flusher *f = data;
 
 	mutex_lock(f->held);
 	kthread_flush_work(f->work);
 	mutex_unlock(f->held);
-	park_until_stopped();
-	return 0;
 }
 
 struct xp_kwork {
 	struct kthread_work work;
 	struct completion go;
-	struct mutex *take;
+	struct mutex *take;		/* taken once "go" completes */
 };
 
 static void wait_go_then_take_fn(struct kthread_work *work)
@@ -371,6 +338,7 @@ static void wait_go_then_take_fn(struct kthread_work *work)
 static void flush_while_item_takes(struct kunit *test, struct mutex *held,
 				   struct mutex *taken)
 {
+	struct lockdep_kunit_kthread flusher;
 	struct kthread_worker *worker;
 	struct xp_flusher f;
 	struct task_struct *t;
@@ -386,11 +354,12 @@ static void flush_while_item_takes(struct kunit *test, struct mutex *held,
 	f.worker = worker;
 	f.work = &w.work;
 	f.held = held;
-	t = kthread_run(flush_under_lock_fn, &f, "xp_flusher");
+	t = lockdep_kunit_run_kthread(&flusher, flush_under_lock_fn, &f,
+				      "xp_flusher");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	msleep(50);		/* the flusher waits for the marker */
 	complete(&w.go);
-	kthread_stop(t);
+	lockdep_kunit_stop_kthread(&flusher);
 	kthread_destroy_worker(worker);
 }
 
@@ -398,9 +367,9 @@ static void xp_kthread_worker_flushes_quiet(struct kunit *test)
 {
 	struct xp_ctx *ctx = test->priv;
 
-	flush_while_item_takes(test, &ctx->a, &ctx->b);
-	flush_while_item_takes(test, &ctx->b, &ctx->a);
-	expect_quiet(test, ctx);
+	flush_while_item_takes(test, &ctx->fx.m, &ctx->b);
+	flush_while_item_takes(test, &ctx->b, &ctx->fx.m);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static struct kunit_case xp_test_cases[] = {

@@ -11,14 +11,12 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/dma-fence.h>
-#include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
 #include "lockdep_kunit.h"
 
-#define CIRCULAR	"possible circular locking dependency detected"
 #define FENCE_CLASS	"(dma_fence)df_test"
 
 static const char *df_driver_name(struct dma_fence *fence)
@@ -45,14 +43,12 @@ enum df_signal {
 };
 
 struct df_ctx {
-	struct lock_class_key key_m;
-	struct mutex m;		/* the lock of the scenarios */
+	struct lockdep_kunit_fixture fx; /* fx.m: the lock of the scenarios */
 	spinlock_t fence_lock;	/* the fences' lock */
 	u64 context;
 	struct dma_fence *fence;
 	enum df_signal how;
 	bool under_m;		/* the waiter holds M */
-	struct lockdep_capture cap;
 };
 
 static int df_test_init(struct kunit *test)
@@ -62,17 +58,13 @@ static int df_test_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	test->priv = ctx;
-	lockdep_register_key(&ctx->key_m);
-	mutex_init(&ctx->m);
-	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "df_test_M");
+	lockdep_kunit_fixture_init(&ctx->fx, "df_test_M");
 	spin_lock_init(&ctx->fence_lock);
 	ctx->context = dma_fence_context_alloc(1);
 
 	if (!crosslock_enabled())
 		kunit_skip(test, "booted with crossrelease=off");
-	if (!lockdep_kunit_is_on())
-		kunit_skip(test, "lockdep is off (earlier report?)");
-	lockdep_kunit_capture_start(&ctx->cap);
+	lockdep_kunit_skip_if_off(test);
 	return 0;
 }
 
@@ -80,8 +72,7 @@ static void df_test_exit(struct kunit *test)
 {
 	struct df_ctx *ctx = test->priv;
 
-	mutex_destroy(&ctx->m);
-	lockdep_unregister_key(&ctx->key_m);
+	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
 }
 
@@ -95,18 +86,15 @@ static struct dma_fence *new_fence(struct kunit *test, struct df_ctx *ctx)
 }
 
 /* The waiter: waits for the fence, holding M or not. */
-static int waiter_fn(void *data)
+static void waiter_fn(void *data)
 {
 	struct df_ctx *ctx = data;
 
 	if (ctx->under_m)
-		mutex_lock(&ctx->m);
+		mutex_lock(&ctx->fx.m);
 	dma_fence_wait(ctx->fence, false);
 	if (ctx->under_m)
-		mutex_unlock(&ctx->m);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
+		mutex_unlock(&ctx->fx.m);
 }
 
 /* Until the waiter's callback is on the fence (its wait has begun). */
@@ -126,61 +114,54 @@ static void until_waiting(struct dma_fence *f)
 	}
 }
 
-static void take_m(struct df_ctx *ctx)
-{
-	mutex_lock(&ctx->m);
-	mutex_unlock(&ctx->m);
-}
-
 /* The signaller */
-static int signaller_fn(void *data)
+static void signaller_fn(void *data)
 {
 	struct df_ctx *ctx = data;
 	bool cookie;
 
 	switch (ctx->how) {
 	case SIGNAL_PLAIN:
-		take_m(ctx);
+		lockdep_kunit_take_m(&ctx->fx);
 		dma_fence_signal(ctx->fence);
 		break;
 	case SIGNAL_OPPORTUNISTIC:
-		take_m(ctx);
+		lockdep_kunit_take_m(&ctx->fx);
 		crosslock_fence_opportunistic_begin();
 		dma_fence_signal(ctx->fence);
 		crosslock_fence_opportunistic_end();
 		break;
 	case SIGNAL_M_IN_SECTION:
 		cookie = dma_fence_begin_signalling();
-		take_m(ctx);
+		lockdep_kunit_take_m(&ctx->fx);
 		dma_fence_signal(ctx->fence);
 		dma_fence_end_signalling(cookie);
 		break;
 	case SIGNAL_M_BEFORE_SECTION:
-		take_m(ctx);
+		lockdep_kunit_take_m(&ctx->fx);
 		cookie = dma_fence_begin_signalling();
 		dma_fence_signal(ctx->fence);
 		dma_fence_end_signalling(cookie);
 		break;
 	}
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 /* One fence, one waiter, signalled by this task or by a signaller. */
 static void play(struct kunit *test, struct df_ctx *ctx, bool under_m,
 		 bool signaller, enum df_signal how)
 {
+	struct lockdep_kunit_kthread kw, ks;
 	struct task_struct *w, *s = NULL;
 
 	ctx->fence = new_fence(test, ctx);
 	ctx->under_m = under_m;
 	ctx->how = how;
-	w = kthread_run(waiter_fn, ctx, "df_waiter");
+	w = lockdep_kunit_run_kthread(&kw, waiter_fn, ctx, "df_waiter");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
 	until_waiting(ctx->fence);
 	if (signaller) {
-		s = kthread_run(signaller_fn, ctx, "df_signaller");
+		s = lockdep_kunit_run_kthread(&ks, signaller_fn, ctx,
+					      "df_signaller");
 		KUNIT_ASSERT_FALSE(test, IS_ERR(s));
 	} else {
 		dma_fence_signal(ctx->fence);
@@ -188,8 +169,8 @@ static void play(struct kunit *test, struct df_ctx *ctx, bool under_m,
 	while (!dma_fence_is_signaled(ctx->fence))
 		usleep_range(500, 1000);
 	if (s)
-		kthread_stop(s);
-	kthread_stop(w);
+		lockdep_kunit_stop_kthread(&ks);
+	lockdep_kunit_stop_kthread(&kw);
 	dma_fence_put(ctx->fence);
 }
 
@@ -199,29 +180,21 @@ static void learn_wait_under_m(struct kunit *test, struct df_ctx *ctx)
 	play(test, ctx, true, false, SIGNAL_PLAIN);
 }
 
-static void expect_quiet(struct kunit *test, struct df_ctx *ctx)
-{
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
-}
-
 static void df_wait_under_mutex_reported(struct kunit *test)
 {
 	struct df_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { FENCE_CLASS, "df_test_M", "is releasing crosslock" },
+		.crossrelease = true,
+	};
 
 	lockdep_kunit_expect_xr_report(test);
 
 	learn_wait_under_m(test, ctx);
 	play(test, ctx, false, true, SIGNAL_PLAIN);
 
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  FENCE_CLASS));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "df_test_M"));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "is releasing crosslock"));
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
 	lockdep_kunit_reset();
 }
 
@@ -232,7 +205,7 @@ static void df_opportunistic_signal_quiet(struct kunit *test)
 	learn_wait_under_m(test, ctx);
 	play(test, ctx, false, true, SIGNAL_OPPORTUNISTIC);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 /*
@@ -246,18 +219,19 @@ static void df_opportunistic_signal_quiet(struct kunit *test)
 static void df_signalling_section_reported_once(struct kunit *test)
 {
 	struct df_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report annotation = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "dma_fence_map", "df_test_M" },
+	};
 
 	lockdep_kunit_expect_report(test);
 
 	learn_wait_under_m(test, ctx);
 	play(test, ctx, false, true, SIGNAL_M_IN_SECTION);
 
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
-	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->cap, CIRCULAR), 1U);
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "dma_fence_map"));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "df_test_M"));
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &annotation);
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->fx.cap,
+						  LOCKDEP_KUNIT_CIRCULAR), 1U);
 	lockdep_kunit_reset();
 }
 
@@ -269,7 +243,7 @@ static void df_mutex_before_section_quiet(struct kunit *test)
 	learn_wait_under_m(test, ctx);
 	play(test, ctx, false, true, SIGNAL_M_BEFORE_SECTION);
 
-	expect_quiet(test, ctx);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
 static struct kunit_case df_test_cases[] = {

@@ -13,9 +13,11 @@
 #include <linux/debug_locks.h>
 #include <linux/initrd.h>
 #include <linux/kmsg_dump.h>
+#include <linux/kthread.h>
 #include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -74,7 +76,7 @@ static int saved_loglevel = -1;
 
 /* Headlines of the reports lockdep prints (see kernel/locking/lockdep.c). */
 static const char * const lockdep_headlines[] = {
-	"possible circular locking dependency detected",
+	LOCKDEP_KUNIT_CIRCULAR,
 	"possible recursive locking detected",
 	"inconsistent lock state",
 	"possible irq lock inversion dependency detected",
@@ -322,3 +324,107 @@ void lockdep_kunit_until_waiting(struct completion *c, int nr)
 	}
 }
 EXPORT_SYMBOL_GPL(lockdep_kunit_until_waiting);
+
+/**
+ * lockdep_kunit_fixture_init - set a case's fixture up
+ * @f: the fixture, zeroed
+ * @mutex_name: the name of @f->m's class, e.g. "xr_test_M"
+ *
+ * Registers @f->key_m, initialises @f->m in the class of that key, named
+ * @mutex_name, and starts the capture @f->cap.  First thing in a suite's
+ * init, before anything that may skip or fail the case: the suite's exit
+ * runs anyway, and calls lockdep_kunit_fixture_exit().
+ */
+void lockdep_kunit_fixture_init(struct lockdep_kunit_fixture *f,
+				const char *mutex_name)
+{
+	lockdep_register_key(&f->key_m);
+	mutex_init(&f->m);
+	lockdep_set_class_and_name(&f->m, &f->key_m, mutex_name);
+	lockdep_kunit_capture_start(&f->cap);
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_fixture_init);
+
+/**
+ * lockdep_kunit_fixture_exit - tear a case's fixture down
+ * @f: the fixture, set up by lockdep_kunit_fixture_init()
+ *
+ * Destroys @f->m and unregisters its key, which drops the class and every
+ * dependency the case made with it.
+ *
+ * Context: process context, might sleep.
+ */
+void lockdep_kunit_fixture_exit(struct lockdep_kunit_fixture *f)
+{
+	mutex_destroy(&f->m);
+	lockdep_unregister_key(&f->key_m);
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_fixture_exit);
+
+/**
+ * lockdep_kunit_idle_until_stopped - idle in a kthread until it is stopped
+ *
+ * Sleeps a jiffy at a time until kthread_stop(), and parks whenever
+ * kthread_park() asks.  For a kthread whose work is done but that must
+ * not exit yet (its exit would release what it holds, or kthread_stop()
+ * is part of the case).
+ *
+ * Context: a kthread, might sleep.
+ */
+void lockdep_kunit_idle_until_stopped(void)
+{
+	while (!kthread_should_stop()) {
+		if (kthread_should_park())
+			kthread_parkme();
+		schedule_timeout_interruptible(1);
+	}
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_idle_until_stopped);
+
+static int lockdep_kunit_kthread_fn(void *data)
+{
+	struct lockdep_kunit_kthread *k = data;
+
+	if (k->step)
+		k->step(k->data);
+	lockdep_kunit_idle_until_stopped();
+	return 0;
+}
+
+/**
+ * lockdep_kunit_run_kthread - start a kthread that runs a step, then idles
+ * @k: the kthread's state, kept in place until lockdep_kunit_stop_kthread()
+ * @step: what the kthread does first, or NULL
+ * @data: the argument of @step
+ * @name: the kthread's name (not a format)
+ *
+ * The kthread calls @step(@data), then lockdep_kunit_idle_until_stopped().
+ * A kthread stopped before it first ran never runs @step.
+ *
+ * Return: the kthread, also in @k->task, or an ERR_PTR() if it could not
+ * be created.
+ */
+struct task_struct *lockdep_kunit_run_kthread(struct lockdep_kunit_kthread *k,
+					      void (*step)(void *data),
+					      void *data, const char *name)
+{
+	k->step = step;
+	k->data = data;
+	k->task = kthread_run(lockdep_kunit_kthread_fn, k, "%s", name);
+	return k->task;
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_run_kthread);
+
+/**
+ * lockdep_kunit_stop_kthread - stop a kthread of lockdep_kunit_run_kthread()
+ * @k: its state
+ *
+ * Waits for the kthread to exit: kthread_stop().
+ *
+ * Return: 0, or -EINTR if the kthread was stopped before it first ran.
+ */
+int lockdep_kunit_stop_kthread(struct lockdep_kunit_kthread *k)
+{
+	return kthread_stop(k->task);
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_stop_kthread);

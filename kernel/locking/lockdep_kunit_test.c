@@ -11,13 +11,11 @@
 
 #include "lockdep_kunit.h"
 
-#define CIRCULAR "possible circular locking dependency detected"
-
 /* Per-case state: dynamic keys, so unregistering drops the case's classes. */
 struct capture_ctx {
-	struct lock_class_key key_a, key_b;
-	struct mutex a, b;
-	struct lockdep_capture cap;
+	struct lockdep_kunit_fixture fx;	/* fx.m: lock A */
+	struct lock_class_key key_b;
+	struct mutex b;				/* lock B */
 };
 
 static int capture_init(struct kunit *test)
@@ -26,16 +24,13 @@ static int capture_init(struct kunit *test)
 
 	if (!ctx)
 		return -ENOMEM;
-	lockdep_register_key(&ctx->key_a);
+	lockdep_kunit_fixture_init(&ctx->fx, "lockdep_kunit_A");
 	lockdep_register_key(&ctx->key_b);
-	mutex_init(&ctx->a);
 	mutex_init(&ctx->b);
-	lockdep_set_class_and_name(&ctx->a, &ctx->key_a, "lockdep_kunit_A");
 	lockdep_set_class_and_name(&ctx->b, &ctx->key_b, "lockdep_kunit_B");
 	test->priv = ctx;
 
-	if (!lockdep_kunit_is_on())
-		kunit_skip(test, "lockdep is off (earlier report?)");
+	lockdep_kunit_skip_if_off(test);
 	return 0;
 }
 
@@ -43,10 +38,9 @@ static void capture_exit(struct kunit *test)
 {
 	struct capture_ctx *ctx = test->priv;
 
-	mutex_destroy(&ctx->a);
 	mutex_destroy(&ctx->b);
-	lockdep_unregister_key(&ctx->key_a);
 	lockdep_unregister_key(&ctx->key_b);
+	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
 }
 
@@ -62,19 +56,19 @@ static void lock_pair(struct mutex *first, struct mutex *second)
 static void capture_abba_reported(struct kunit *test)
 {
 	struct capture_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report abba = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(lockdep_kunit_A)", "(lockdep_kunit_B)" },
+	};
 
 	lockdep_kunit_expect_report(test);
 
-	lockdep_kunit_capture_start(&ctx->cap);
-	lock_pair(&ctx->a, &ctx->b);
-	lock_pair(&ctx->b, &ctx->a);
+	/* the window opens after lockdep_kunit_expect_report() waited */
+	lockdep_kunit_capture_start(&ctx->fx.cap);
+	lock_pair(&ctx->fx.m, &ctx->b);
+	lock_pair(&ctx->b, &ctx->fx.m);
 
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_is_on());
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "(lockdep_kunit_A)"));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "(lockdep_kunit_B)"));
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &abba);
 
 	lockdep_kunit_reset();
 	if (lockdep_kunit_rearms())
@@ -86,13 +80,11 @@ static void capture_ordered_silent(struct kunit *test)
 {
 	struct capture_ctx *ctx = test->priv;
 
-	lockdep_kunit_capture_start(&ctx->cap);
-	lock_pair(&ctx->a, &ctx->b);
-	lock_pair(&ctx->a, &ctx->b);
+	lock_pair(&ctx->fx.m, &ctx->b);
+	lock_pair(&ctx->fx.m, &ctx->b);
 
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->cap,
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
 							   "lockdep_kunit_A"));
 }
 

@@ -11,7 +11,6 @@
 #include <kunit/test.h>
 #include <linux/gfp.h>
 #include <linux/jiffies.h>
-#include <linux/kthread.h>
 #include <linux/lockdep_pagelock.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
@@ -21,14 +20,11 @@
 #include "lockdep_kunit.h"
 #include "lockdep_crossrelease.h"
 
-#define CIRCULAR	"possible circular locking dependency detected"
 #define PG_CLASS	"(PG_locked)folio"
 
 struct pl_ctx {
-	struct lock_class_key key_m;
-	struct mutex m;			/* the lock of the deadlock scenarios */
+	struct lockdep_kunit_fixture fx; /* fx.m: the lock of the scenarios */
 	struct folio *f, *g;		/* two folios nobody else knows */
-	struct lockdep_capture cap;
 	struct completion locked;	/* a helper kthread locked @f */
 	struct completion go;		/* ... and may go on */
 	struct timer_list timer;
@@ -43,9 +39,7 @@ static int pl_test_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	test->priv = ctx;
-	lockdep_register_key(&ctx->key_m);
-	mutex_init(&ctx->m);
-	lockdep_set_class_and_name(&ctx->m, &ctx->key_m, "pl_test_M");
+	lockdep_kunit_fixture_init(&ctx->fx, "pl_test_M");
 	init_completion(&ctx->locked);
 	init_completion(&ctx->go);
 	ctx->f = folio_alloc(GFP_KERNEL, 0);
@@ -55,10 +49,8 @@ static int pl_test_init(struct kunit *test)
 
 	if (!crosslock_folio_enabled())
 		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
-	if (!lockdep_kunit_is_on())
-		kunit_skip(test, "lockdep is off (earlier report?)");
+	lockdep_kunit_skip_if_off(test);
 	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
-	lockdep_kunit_capture_start(&ctx->cap);
 	return 0;
 }
 
@@ -70,41 +62,31 @@ static void pl_test_exit(struct kunit *test)
 		folio_put(ctx->f);
 	if (ctx->g)
 		folio_put(ctx->g);
-	mutex_destroy(&ctx->m);
-	lockdep_unregister_key(&ctx->key_m);
+	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
-}
-
-static void take_m(struct pl_ctx *ctx)
-{
-	mutex_lock(&ctx->m);
-	mutex_unlock(&ctx->m);
 }
 
 /* Learn (PG_locked) -> M: take M with a folio locked, then unlock it. */
 static void learn_pg_then_m(struct pl_ctx *ctx)
 {
 	folio_lock(ctx->g);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	folio_unlock(ctx->g);
 }
 
+/* Quiet, and no misuse either */
 static void expect_quiet(struct kunit *test, struct pl_ctx *ctx)
 {
-	KUNIT_EXPECT_FALSE(test, lockdep_kunit_any_report(&ctx->cap));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE), ctx->misuse);
 }
 
-static void expect_report(struct kunit *test, struct pl_ctx *ctx)
-{
-	lockdep_kunit_expect_went_on(test, &ctx->cap);
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, CIRCULAR));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap,
-							  "(pl_test_M)"));
-	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->cap, PG_CLASS));
-	lockdep_kunit_reset();
-}
+/* The cycle M -> (PG_locked) -> M: reported, and lockdep goes on */
+static const struct lockdep_kunit_report pg_cycle = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(pl_test_M)", PG_CLASS },
+	.crossrelease = true,
+};
 
 /*
  * Folio ABBA (the design document's example 1): X takes M then locks the
@@ -119,51 +101,48 @@ static void pl_folio_abba_reported(struct kunit *test)
 
 	learn_pg_then_m(ctx);
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	folio_lock(ctx->g);
 	folio_unlock(ctx->g);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 
-	expect_report(test, ctx);
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &pg_cycle);
+	lockdep_kunit_reset();
 }
 
 /* X: locks the folio and leaves it to Z. */
-static int lock_and_park_fn(void *data)
+static void lock_and_park_fn(void *data)
 {
 	struct pl_ctx *ctx = data;
 
 	folio_lock(ctx->f);
 	complete(&ctx->locked);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 /* Z: takes M, then unlocks the folio X locked. */
-static int take_m_and_unlock_fn(void *data)
+static void take_m_and_unlock_fn(void *data)
 {
 	struct pl_ctx *ctx = data;
 
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	folio_unlock(ctx->f);
 	complete(&ctx->go);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
 }
 
 static void run_kthread_pair(struct kunit *test, struct pl_ctx *ctx)
 {
+	struct lockdep_kunit_kthread kx, kz;
 	struct task_struct *x, *z;
 
-	x = kthread_run(lock_and_park_fn, ctx, "pl_locker");
+	x = lockdep_kunit_run_kthread(&kx, lock_and_park_fn, ctx, "pl_locker");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
 	wait_for_completion(&ctx->locked);
-	z = kthread_run(take_m_and_unlock_fn, ctx, "pl_unlocker");
+	z = lockdep_kunit_run_kthread(&kz, take_m_and_unlock_fn, ctx,
+				      "pl_unlocker");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(z));
 	wait_for_completion(&ctx->go);
-	kthread_stop(z);
-	kthread_stop(x);
+	lockdep_kunit_stop_kthread(&kz);
+	lockdep_kunit_stop_kthread(&kx);
 }
 
 /*
@@ -179,12 +158,13 @@ static void pl_folio_wait_under_mutex_reported(struct kunit *test)
 
 	run_kthread_pair(test, ctx);
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	folio_lock(ctx->f);
 	folio_unlock(ctx->f);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 
-	expect_report(test, ctx);
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &pg_cycle);
+	lockdep_kunit_reset();
 }
 
 /* Waiting for an unlock under M is a wait on the folio lock, too. */
@@ -196,11 +176,12 @@ static void pl_wait_locked_reported(struct kunit *test)
 
 	learn_pg_then_m(ctx);
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	folio_wait_locked(ctx->g);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 
-	expect_report(test, ctx);
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &pg_cycle);
+	lockdep_kunit_reset();
 }
 
 /* Two folios locked in order and unlocked: not recursive locking. */
@@ -208,14 +189,14 @@ static void pl_two_folios_quiet(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	folio_lock(ctx->f);
 	folio_lock(ctx->g);
 	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->f));
 	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->g));
 	folio_unlock(ctx->g);
 	folio_unlock(ctx->f);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 
 	expect_quiet(test, ctx);
 	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
@@ -240,10 +221,10 @@ static void pl_trylock_quiet(struct kunit *test)
 
 	learn_pg_then_m(ctx);
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	KUNIT_EXPECT_TRUE(test, folio_trylock(ctx->g));
 	folio_unlock(ctx->g);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 
 	expect_quiet(test, ctx);
 }
@@ -267,13 +248,13 @@ static void pl_unlock_from_softirq_quiet(struct kunit *test)
 	unsigned long timeout;
 	bool fired;
 
-	mutex_lock(&ctx->m);
+	mutex_lock(&ctx->fx.m);
 	folio_lock(ctx->g);
 	folio_unlock(ctx->g);
-	mutex_unlock(&ctx->m);
+	mutex_unlock(&ctx->fx.m);
 
 	folio_lock(ctx->f);
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	preempt_disable();
 	timer_setup(&ctx->timer, unlock_timer_fn, 0);
 	ctx->timer.expires = jiffies + 1;
@@ -332,7 +313,7 @@ static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 
 	__folio_set_locked(ctx->f);
 	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->f));
-	take_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
 	folio_unlock(ctx->f);
 	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
 
