@@ -102,15 +102,19 @@ if want bisect; then
 		git -C "$CHK" checkout -q "$c"
 		cp "$BUILD/out-xr/.config" "$out/.config"
 		s=$(git -C "$CHK" log -1 --format=%s "$c")
-		if kmake "$CHK" "$out" -s olddefconfig > "$BUILD/logs/series-bisect.log" 2>&1 &&
-		   kmake "$CHK" "$out" -s bzImage modules >> "$BUILD/logs/series-bisect.log" 2>&1; then
-			say "series: bisect: builds: $s"
+		log=$BUILD/logs/series-bisect.log
+		if kmake "$CHK" "$out" -s olddefconfig > "$log" 2>&1 &&
+		   kmake "$CHK" "$out" -s bzImage modules >> "$log" 2>&1 &&
+		   ! grep -q 'warning:' "$log"; then
+			say "series: bisect: builds without warnings: $s"
 		else
-			tail -20 "$BUILD/logs/series-bisect.log"; bad+=("$s")
+			grep -E 'warning:|error:' "$log" | head -10 || tail -20 "$log"
+			cp "$log" "$BUILD/logs/series-bisect-fail-$((${#bad[@]} + 1)).log"
+			bad+=("$s")
 		fi
 	done
-	[ ${#bad[@]} = 0 ] && row bisect ok "each of the $n patches builds ($(( (SECONDS - t0) / 60 )) min)" ||
-		row bisect FAIL "${#bad[@]} of $n do not build: ${bad[*]}"
+	[ ${#bad[@]} = 0 ] && row bisect ok "each of the $n patches builds, no warning ($(( (SECONDS - t0) / 60 )) min)" ||
+		row bisect FAIL "${#bad[@]} of $n do not build cleanly: ${bad[*]}"
 fi
 git -C "$CHK" checkout -q --detach "$(g rev-parse HEAD)"
 
@@ -131,7 +135,8 @@ matrix_build() { # name, arch, fragment lines...
 			! grep -q "^$l=y" "$out/.config" || { echo "$name: $l still set" >> "$BUILD/logs/series-m-$name.log"; return 1; } ;;
 		esac
 	done
-	kmake "$CHK" "$out" ARCH="$arch" -s >> "$BUILD/logs/series-m-$name.log" 2>&1
+	kmake "$CHK" "$out" ARCH="$arch" -s >> "$BUILD/logs/series-m-$name.log" 2>&1 &&
+	! grep -q 'warning:' "$BUILD/logs/series-m-$name.log"
 }
 if want matrix; then
 	XR=(CONFIG_LOCKDEP_CROSSRELEASE=y CONFIG_RUNTIME_TESTING_MENU=y)

@@ -906,24 +906,6 @@ static void xr_commit_hist(struct task_struct *curr, struct xr_commit *c)
 	}
 }
 
-/*
- * Has @curr written a history entry at or after generation @gen?  If not,
- * no commit of a crosslock acquired at @gen has anything to walk.  The
- * newest entry may be an interrupt's, written meanwhile: that only makes
- * the answer "yes", and the walk sorts it out.
- */
-static bool xr_hist_written_since(struct task_struct *curr, u64 gen)
-{
-	struct crosslock_task *xt = &curr->crosslock;
-	unsigned int nr = READ_ONCE(xt->nr_written);
-	u64 newest;
-
-	if (!nr)
-		return false;
-	newest = READ_ONCE(xt->hist[(nr - 1) % CROSSLOCK_HIST_SIZE].gen);
-	return !xr_gen_before(newest, gen);
-}
-
 /* Inside crosslock_opportunistic_begin()/end(), in the same context kind */
 static bool xr_opportunistic(struct crosslock_task *xt, unsigned int irq_context)
 {
@@ -1166,6 +1148,24 @@ EXPORT_SYMBOL_GPL(crosslock_tag_class);
  * it after taking the bit, the releaser reads and clears it before
  * dropping the bit.
  */
+
+/*
+ * Has @curr written a history entry at or after generation @gen?  If not,
+ * no commit of a crosslock acquired at @gen has anything to walk.  The
+ * newest entry may be an interrupt's, written meanwhile: that only makes
+ * the answer "yes", and the walk sorts it out.
+ */
+static bool xr_hist_written_since(struct task_struct *curr, u64 gen)
+{
+	struct crosslock_task *xt = &curr->crosslock;
+	unsigned int nr = READ_ONCE(xt->nr_written);
+	u64 newest;
+
+	if (!nr)
+		return false;
+	newest = READ_ONCE(xt->hist[(nr - 1) % CROSSLOCK_HIST_SIZE].gen);
+	return !xr_gen_before(newest, gen);
+}
 
 /* Low 32 bits 0 mean "not acquired", so acquisitions never get them. */
 static unsigned int xr_next_gen(void)
