@@ -12,7 +12,7 @@
  * same contexts and locks, ordered so that no deadlock is possible, on
  * classes of its own. The scenarios, and what each must show, are listed in
  * tools/testing/selftests/crossrelease/scenarios, which run_scenarios.sh
- * there (a kselftest) and the workbench's demo read.
+ * there (a kselftest) reads.
  *
  * A scenario never deadlocks: lockdep reports cycles that did not happen, so
  * each one first lets lockdep learn one half of the cycle in a run that

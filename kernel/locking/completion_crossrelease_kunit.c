@@ -182,8 +182,8 @@ static void cmp_wait_under_mutex_reported(struct kunit *test)
 /*
  * completion_set_untracked(): the steps of cmp_wait_under_mutex_reported(),
  * quiet, and not a misuse.  test-ww_mutex's sequencing completions are
- * marked so (make torture found them reported: its ABBA test's ww_mutexes
- * are distinct instances of one class).
+ * marked so (they were reported with lockdep's selftests loaded: its ABBA
+ * test's ww_mutexes are distinct instances of one class).
  */
 static void cmp_untracked_quiet(struct kunit *test)
 {

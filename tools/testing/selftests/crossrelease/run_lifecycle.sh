@@ -7,7 +7,7 @@
 # line, the module that owns the classes unloaded while they sit in other
 # contexts' histories, folios freed, split and migrated.  The runs are in
 # lib/test_crossrelease_lifecycle.c.  LIFECYCLE_SCALE=N (default 1)
-# multiplies every count: "make torture" runs it with 20 (10,000 threads).
+# multiplies every count: 20 gives 10,000 threads.
 # Output is KTAP; exit 0 on pass, 4 (KSFT_SKIP) if the kernel lacks what
 # the test needs.
 
