@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The narrow interface between lockdep.c and the crossrelease engine
- * (lockdep_crossrelease.c).  Nothing else includes this file but the
+ * (lockdep_crossrelease*.c).  Nothing else includes this file but the
  * crossrelease KUnit suites.
  */
 #ifndef __KERNEL_LOCKING_LOCKDEP_CROSSRELEASE_H
