@@ -47,7 +47,7 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.xr-config.stamp" 2>/dev/null)" != 
 	say "build[$V$ASUF]: configuring ($BASE + ${TFRAGS[*]} ${FRAGS[*]})"
 	rm -f "$OUT/.xr-config.stamp"
 	if [ $BASE = allnoconfig ]; then
-		(cd "$TREE" && export ARCH=$KARCH CROSS_COMPILE=$CROSS && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -n -O "$OUT" \
+		(cd "$TREE" && export ARCH=$KARCH CROSS_COMPILE=$CROSS && scripts/kconfig/merge_config.sh -n -O "$OUT" \
 			"${FRAGS[@]/#/$ROOT/}" >"$OUT/merge.log" 2>&1) || { cat "$OUT/merge.log"; die "merge_config failed"; }
 	else
 		"${KMAKE[@]}" -s "$BASE"
