@@ -426,6 +426,74 @@ static int scenario_abba(bool quiet)
 }
 
 /*
+ * Report and go on, with completions: after a crossrelease report the
+ * dependency that closed the cycle is in lockdep's graph, so it hides no
+ * later cycle.  A kthread waits for c1 holding b (b -> c1), the writer
+ * takes a and completes c1 (c1 -> a), then takes a and b nested: a -> b
+ * closes the cycle, the first report.  Then "go_on_then_implied_cycle": a
+ * kthread waits for c2 holding b, the writer takes a and b again (b is
+ * implied by a in its history, through a -> b) and completes c2: c2 -> a
+ * closes c2 -> a -> b -> c2, a second report, closed by the release.
+ * "go_on_then_abba": the writer takes b then a, a plain ABBA that lockdep
+ * reports as without crossrelease (and switches itself off).
+ */
+struct go_on {
+	struct mutex a, b;
+	struct completion c1, c2;
+};
+
+static struct go_on xr_go_on_implied, xr_go_on_abba;
+
+static void lock_a_then_b(struct go_on *g)
+{
+	mutex_lock(&g->a);
+	mutex_lock(&g->b);
+	mutex_unlock(&g->b);
+	mutex_unlock(&g->a);
+}
+
+/* @held waits for @c; the writer takes what @take does, then completes @c */
+static int wait_then_complete(struct completion *c, struct mutex *held,
+			      void (*take)(struct go_on *), struct go_on *g)
+{
+	struct waiter w;
+	int ret;
+
+	reinit_completion(c);
+	ret = start_waiter(&w, c, held);
+	if (ret)
+		return ret;
+	take(g);
+	complete(c);
+	stop_waiter(&w);
+	return 0;
+}
+
+static void take_a(struct go_on *g)
+{
+	mutex_lock(&g->a);
+	mutex_unlock(&g->a);
+}
+
+static int scenario_go_on(bool abba)
+{
+	struct go_on *g = abba ? &xr_go_on_abba : &xr_go_on_implied;
+	int ret;
+
+	ret = wait_then_complete(&g->c1, &g->b, take_a, g);
+	if (ret)
+		return ret;
+	lock_a_then_b(g);		/* the first report */
+	if (!abba)
+		return wait_then_complete(&g->c2, &g->b, lock_a_then_b, g);
+	mutex_lock(&g->b);
+	mutex_lock(&g->a);		/* a plain ABBA */
+	mutex_unlock(&g->a);
+	mutex_unlock(&g->b);
+	return 0;
+}
+
+/*
  * The user-return boundary: what a task acquired in one system call is not
  * on the path to what it releases in a later one.  "userret" plays in one
  * system call: lockdep learns "mutex -> completion" (a kthread waits for
@@ -509,6 +577,8 @@ static const struct scenario scenarios[] = {
 	{ "completion_wait_under_mutex_quiet", scenario_completion_wait,  true },
 	{ "folio_unlock_from_work",            scenario_folio_work,       false },
 	{ "folio_unlock_from_work_quiet",      scenario_folio_work,       true },
+	{ "go_on_then_implied_cycle",          scenario_go_on,            false },
+	{ "go_on_then_abba",                   scenario_go_on,            true },
 	{ "userret",                           scenario_userret,          false },
 	{ "userret_quiet",                     scenario_userret,          true },
 };
@@ -614,6 +684,14 @@ static int __init test_crossrelease_init(void)
 	init_completion(&xr_completion_wait_quiet.done);
 	mutex_init(&xr_userret.mutex);
 	init_completion(&xr_userret.done);
+	mutex_init(&xr_go_on_implied.a);
+	mutex_init(&xr_go_on_implied.b);
+	init_completion(&xr_go_on_implied.c1);
+	init_completion(&xr_go_on_implied.c2);
+	mutex_init(&xr_go_on_abba.a);
+	mutex_init(&xr_go_on_abba.b);
+	init_completion(&xr_go_on_abba.c1);
+	init_completion(&xr_go_on_abba.c2);
 	mutex_init(&xr_userret_quiet.mutex);
 	init_completion(&xr_userret_quiet.done);
 

@@ -269,6 +269,20 @@ void __crosslock_folio_wait(struct folio *folio, unsigned long ip)
 }
 EXPORT_SYMBOL_GPL(__crosslock_folio_wait);
 
+struct lockdep_map *__crosslock_folio_wait_class(struct folio *folio,
+						 struct spinlock *ptl)
+{
+	/* after the ptl, the folio may be unlocked, freed and reused */
+	lockdep_assert_held(ptl);
+	return folio_lock_class(folio);
+}
+
+void __crosslock_folio_wait_class_end(struct lockdep_map *map,
+				      unsigned long ip)
+{
+	crosslock_owner_wait(map, ip);
+}
+
 void __crosslock_folio_acquire(struct folio *folio, unsigned long ip)
 {
 	struct crosslock_owner owner = { }, old = { };

@@ -8,6 +8,8 @@
 #   - the lockdep_capture suite, whose last case is a plain lockdep report;
 #   - the dma_fence_annotation suite: the upstream dma-fence annotation's
 #     own report, a plain one;
+#   - each case of lockdep_go_on: a plain ABBA after a crossrelease
+#     report, a plain report;
 #   - crossrelease.xr_cycle_reported once more with
 #     crossrelease.max_reports=0 (the one-shot mode);
 #   - each scenario marked "alone" in the kselftest's "scenarios" file;
@@ -47,6 +49,12 @@ own_boot "lockdep_capture (ends with a plain report)" "$L-capture" \
 	kunit kunit.filter_glob=lockdep_capture lockdep_kunit.rearm=0 "$@"
 own_boot "dma_fence_annotation (a plain report)" "$L-annotation" \
 	kunit kunit.filter_glob=dma_fence_annotation lockdep_kunit.rearm=0 "$@"
+# After a crossrelease report (and with the budget of full reports spent),
+# a plain ABBA is reported as without crossrelease: a plain report
+for c in xr_go_on_then_abba xr_budget_spent_then_abba; do
+	own_boot "lockdep_go_on.$c (ends with a plain report)" "$L-$c" \
+		kunit kunit.filter_glob=lockdep_go_on.$c lockdep_kunit.rearm=0 "$@"
+done
 own_boot "crossrelease.max_reports=0" "$L-oneshot" \
 	kunit kunit.filter_glob=crossrelease.xr_cycle_reported crossrelease.max_reports=0 \
 	lockdep_kunit.rearm=0 "$@"
@@ -63,7 +71,7 @@ own_boot "lockdep_pagelock=off" "$L-pagelock_off" \
 missing=0
 for suite in crossrelease crossrelease_completion crossrelease_pagelock \
 	     crossrelease_chain crossrelease_dma_fence crossrelease_precision \
-	     lockdep_capture dma_fence_annotation \
+	     lockdep_capture dma_fence_annotation lockdep_go_on \
 	     run_scenarios run_workload run_dmabuf run_lifecycle pagelock_off; do
 	grep -q "# Subtest: $suite\$" <(sed -e 's/\r//' "$ALL") ||
 		{ warn "test: suite $suite did not run"; missing=1; }

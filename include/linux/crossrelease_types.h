@@ -113,8 +113,8 @@ struct crosslock_hist_entry {
  * @nr_waits:   crosslock acquisitions of this task not yet released by it
  * @bound:      @nr_written when the current bounded section began
  * @bounded:    in a bounded section (crosslock_bound_begin())
- * @opportunistic: depth of crosslock_opportunistic_begin() sections
- * @opportunistic_irq: the irq context those sections were begun in
+ * @opportunistic: depth of crosslock_opportunistic_begin() sections, per
+ *              context kind (task, softirq, hardirq, hardirq over softirq)
  * @hidden:     depth of crosslock_hide_begin() sections: acquisitions
  *              there are annotations, not locks, and are not recorded
  * @repeat_ip:  with @repeat_key and @repeat_gen, the newest entry if it
@@ -129,9 +129,8 @@ struct crosslock_task {
 	unsigned int		nr_waits;
 	unsigned int		bound;
 	u8			bounded;
-	u8			opportunistic;
-	u8			opportunistic_irq;
 	u8			hidden;
+	u8			opportunistic[4];
 	u16			repeat_key;
 	unsigned long		repeat_ip;
 	u64			repeat_gen;

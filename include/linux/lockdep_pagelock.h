@@ -13,7 +13,9 @@
 #include <linux/types.h>
 
 struct folio;
+struct lockdep_map;
 struct page;
+struct spinlock;
 
 #ifdef CONFIG_LOCKDEP_PAGELOCK
 
@@ -23,6 +25,10 @@ extern struct page_ext_operations crosslock_folio_ops;
 DECLARE_STATIC_KEY_FALSE(crosslock_folio_key);
 
 void __crosslock_folio_wait(struct folio *folio, unsigned long ip);
+struct lockdep_map *__crosslock_folio_wait_class(struct folio *folio,
+						 struct spinlock *ptl);
+void __crosslock_folio_wait_class_end(struct lockdep_map *map,
+				      unsigned long ip);
 void __crosslock_folio_acquire(struct folio *folio, unsigned long ip);
 void __crosslock_folio_release(struct folio *folio, bool commit,
 			       unsigned long ip);
@@ -53,6 +59,32 @@ static __always_inline void crosslock_folio_wait(struct folio *folio,
 {
 	if (crosslock_folio_enabled())
 		__crosslock_folio_wait(folio, ip);
+}
+
+/*
+ * crosslock_folio_wait_class - the class of @folio's lock, under @ptl
+ *
+ * For a wait that begins after dropping @ptl, the page table lock that
+ * keeps @folio from being freed (migration_entry_wait_on_locked()): the
+ * class is looked up while the folio is sure to be what the caller saw,
+ * and the wait is noted once @ptl is dropped, by
+ * crosslock_folio_wait_class_end(), so that @ptl is not a held lock of
+ * the wait.
+ */
+static __always_inline struct lockdep_map *
+crosslock_folio_wait_class(struct folio *folio, struct spinlock *ptl)
+{
+	if (crosslock_folio_enabled())
+		return __crosslock_folio_wait_class(folio, ptl);
+	return NULL;
+}
+
+/* crosslock_folio_wait_class_end - the wait of crosslock_folio_wait_class() */
+static __always_inline void crosslock_folio_wait_class_end(struct lockdep_map *map,
+							   unsigned long ip)
+{
+	if (map)
+		__crosslock_folio_wait_class_end(map, ip);
 }
 
 /* crosslock_folio_acquire - @folio's lock bit was just taken */
@@ -86,6 +118,14 @@ static __always_inline void crosslock_folio_free(struct page *page)
 
 static inline void crosslock_folio_wait(struct folio *folio,
 					unsigned long ip) { }
+static inline struct lockdep_map *
+crosslock_folio_wait_class(struct folio *folio, struct spinlock *ptl)
+{
+	return NULL;
+}
+
+static inline void crosslock_folio_wait_class_end(struct lockdep_map *map,
+						  unsigned long ip) { }
 static inline void crosslock_folio_acquire(struct folio *folio,
 					   unsigned long ip) { }
 static inline void crosslock_folio_release(struct folio *folio, bool commit,

@@ -147,16 +147,16 @@ static void wait_then_commit(struct crosslock *x, struct mutex *under,
 }
 
 /*
- * Report and go on: a cycle through a crosslock is printed once, the
- * dependency is not added, lockdep stays on and finds the next cycle;
- * over the budget a cycle is counted, not printed.
+ * Report and go on: a cycle through a crosslock is printed once, lockdep
+ * stays on and finds the next cycle; over the budget a cycle is printed
+ * in one line.
  */
 static void xr_report_goes_on(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
 	struct lockdep_capture *cap = &ctx->fx.cap;
 	long printed = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED);
-	long suppressed = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED);
+	long brief = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_BRIEF);
 	unsigned int max;
 
 	if (!lockdep_kunit_xr_goes_on())
@@ -179,12 +179,219 @@ static void xr_report_goes_on(struct kunit *test)
 
 	wait_then_commit(&ctx->x, &ctx->n, &ctx->n);	/* over the budget */
 	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
-	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED),
-			suppressed + 1);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_BRIEF),
+			brief + 1);
+	lockdep_kunit_expect_seen(test, cap,
+				  "xr_test_N -> (xr)test_X -> xr_test_N; lockdep stays on");
 
 	crosslock_max_reports_set(max);
 	crosslock_reports_reset();
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+}
+
+/*
+ * The go-on cases play "A -> B closes a cycle through a crosslock" with
+ * M as A and N as B: a wait for X under N (N -> X), a release of X after
+ * taking M (X -> M), then M and N nested, a plain acquisition that closes
+ * M -> N -> X -> M.
+ */
+static void close_cycle_by_acquisition(struct xr_ctx *ctx)
+{
+	wait_then_commit(&ctx->x, &ctx->n, &ctx->fx.m);
+	mutex_lock(&ctx->fx.m);
+	mutex_lock(&ctx->n);
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&ctx->fx.m);
+}
+
+/*
+ * After a go-on report, the dependency that closed the cycle is in the
+ * graph: a waiter for Z holding N, and a releaser of Z that takes M and
+ * then N (N's entry implied by M's, through that very M -> N), close
+ * Z -> M -> N -> Z, a second report.
+ */
+static void xr_go_on_then_implied_cycle(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lockdep_capture *cap = &ctx->fx.cap;
+
+	lockdep_kunit_expect_xr_report(test);
+	crosslock_reports_reset();
+
+	close_cycle_by_acquisition(ctx);
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 1U);
+
+	mutex_lock(&ctx->n);
+	crosslock_acquire(&ctx->z, 0, XR_IP);		/* N -> Z */
+	mutex_unlock(&ctx->n);
+	mutex_lock(&ctx->fx.m);
+	mutex_lock(&ctx->n);				/* implied by M */
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&ctx->fx.m);
+	crosslock_commit(&ctx->z);			/* Z -> M: a cycle */
+	crosslock_release(&ctx->z, XR_IP);
+
+	if (lockdep_kunit_xr_goes_on()) {
+		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
+		/* the first closed by an acquisition, the second by a commit */
+		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "is trying to acquire lock"), 1U);
+		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "is releasing crosslock"), 1U);
+		lockdep_kunit_expect_seen(test, cap, "(xr)test_Z");
+	}
+	lockdep_kunit_expect_went_on(test, cap);
+	crosslock_reports_reset();
+	lockdep_kunit_reset();
+}
+
+/*
+ * After a go-on report, a plain ABBA of the same two locks is reported by
+ * lockdep as without crossrelease; with the budget of full reports spent
+ * too, when the cycle through X was only named in one line.  The plain
+ * report switches lockdep off: each runs in a boot of its own (suite
+ * lockdep_go_on).
+ */
+static void go_on_then_abba(struct kunit *test, bool spent)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lockdep_capture *cap = &ctx->fx.cap;
+	const struct lockdep_kunit_report abba = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = {
+			"is trying to acquire lock",
+			"(xr_test_M)",
+			"(xr_test_N)",
+		},
+	};
+	unsigned int max = crosslock_max_reports_get();
+
+	lockdep_kunit_expect_report(test);
+	if (!lockdep_kunit_xr_goes_on())
+		kunit_skip(test, "booted with crossrelease.max_reports=0");
+	crosslock_reports_reset();
+	if (spent) {
+		crosslock_max_reports_set(1);
+		wait_then_commit(&ctx->z, &ctx->fx.m, &ctx->fx.m); /* spends it */
+	}
+
+	close_cycle_by_acquisition(ctx);
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "not printed in full"),
+			spent ? 1U : 0U);
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+
+	mutex_lock(&ctx->n);
+	mutex_lock(&ctx->fx.m);				/* N -> M: ABBA */
+	mutex_unlock(&ctx->fx.m);
+	mutex_unlock(&ctx->n);
+
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
+	lockdep_kunit_expect_matches(test, cap, &abba);
+	crosslock_max_reports_set(max);
+	crosslock_reports_reset();
+	lockdep_kunit_reset();
+}
+
+static void xr_go_on_then_abba(struct kunit *test)
+{
+	go_on_then_abba(test, false);
+}
+
+static void xr_budget_spent_then_abba(struct kunit *test)
+{
+	go_on_then_abba(test, true);
+}
+
+/*
+ * Locks of one class nested under a nest lock (the ww_mutex and dma_resv
+ * pattern): a waiter holding a2 of class A waits for X; the releaser,
+ * holding N and a0 since before the wait, takes a1 under N.  The
+ * acquisition of a1 joins a0's held lock, and is one all the same:
+ * X -> A closes A -> X -> A.
+ */
+struct nest_ctx {
+	struct work_struct work;
+	struct crosslock *x;
+	struct lock_class_key key_a;
+	struct mutex a[3];	/* class A: a0 and a1 under N, a2 the waiter's */
+	bool waiting;		/* the work item waits for X */
+};
+
+static void wait_under_a2_fn(struct work_struct *work)
+{
+	struct nest_ctx *nc = container_of(work, struct nest_ctx, work);
+
+	mutex_lock(&nc->a[2]);
+	crosslock_acquire(nc->x, 0, XR_IP);		/* A -> X */
+	mutex_unlock(&nc->a[2]);
+	/* pairs with until_waiting(): the wait began before the flag */
+	smp_store_release(&nc->waiting, true);
+}
+
+/* Not flush_work() under a lock of class A, which the work item takes */
+static void until_waiting(struct nest_ctx *nc)
+{
+	unsigned long timeout = jiffies + 10 * HZ;
+
+	/* pairs with wait_under_a2_fn() */
+	while (!smp_load_acquire(&nc->waiting) && time_before(jiffies, timeout))
+		usleep_range(1000, 2000);
+}
+
+static void nested_lock_commit(struct kunit *test, bool between)
+{
+	struct xr_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(xr)test_X", "(xr_test_A)" },
+		.crossrelease = true,
+	};
+	struct nest_ctx *nc;
+	int i;
+
+	lockdep_kunit_expect_xr_report(test);
+	nc = kunit_kzalloc(test, sizeof(*nc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nc);
+	nc->x = &ctx->x;
+	lockdep_register_key(&nc->key_a);
+	for (i = 0; i < 3; i++) {
+		mutex_init(&nc->a[i]);
+		lockdep_set_class_and_name(&nc->a[i], &nc->key_a, "xr_test_A");
+	}
+
+	mutex_lock(&ctx->n);
+	mutex_lock_nest_lock(&nc->a[0], &ctx->n);
+	INIT_WORK(&nc->work, wait_under_a2_fn);
+	schedule_work(&nc->work);
+	until_waiting(nc);
+	if (between)
+		mutex_lock(&ctx->fx.m);
+	mutex_lock_nest_lock(&nc->a[1], &ctx->n);	/* after the wait */
+	crosslock_commit(&ctx->x);			/* X -> A: a cycle */
+	mutex_unlock(&nc->a[1]);
+	if (between)
+		mutex_unlock(&ctx->fx.m);
+	mutex_unlock(&nc->a[0]);
+	mutex_unlock(&ctx->n);
+	flush_work(&nc->work);
+	crosslock_release(&ctx->x, XR_IP);
+
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(nc->waiting));
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	for (i = 0; i < 3; i++)
+		mutex_destroy(&nc->a[i]);
+	lockdep_unregister_key(&nc->key_a);
+	lockdep_kunit_reset();
+}
+
+/* a1 joins the held lock of its class on top of the stack */
+static void xr_nest_lock_merged_reported(struct kunit *test)
+{
+	nested_lock_commit(test, false);
+}
+
+/* M on top: lockdep adds no M -> A for a1, so M's entry does not imply it */
+static void xr_nest_lock_not_implied_reported(struct kunit *test)
+{
+	nested_lock_commit(test, true);
 }
 
 /*
@@ -443,6 +650,101 @@ static void xr_irq_commit(struct kunit *test, bool hard)
 	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added + 1);
 }
 
+/*
+ * An interrupt's opportunistic release, inside the task's own section:
+ * the interrupt's section is its own, and its release commits nothing.
+ */
+static enum hrtimer_restart xr_opportunistic_hrtimer_fn(struct hrtimer *t)
+{
+	struct xr_ctx *ctx = container_of(t, struct xr_ctx, hrtimer);
+
+	crosslock_opportunistic_begin();
+	commit_from_irq(ctx);		/* would be X -> irq_lock: a cycle */
+	crosslock_opportunistic_end();
+	return HRTIMER_NORESTART;
+}
+
+static void xr_opportunistic_irq_in_task_section_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long opportunistic = crosslock_counter_read(CROSSLOCK_COUNTER_OPPORTUNISTIC);
+	unsigned long flags;
+	bool fired;
+
+	raw_spin_lock_irqsave(&ctx->irq_lock, flags);
+	crosslock_acquire(&ctx->x, 0, XR_IP);		/* irq_lock -> X */
+	raw_spin_unlock_irqrestore(&ctx->irq_lock, flags);
+
+	preempt_disable();
+	crosslock_opportunistic_begin();
+	hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	ctx->hrtimer.function = xr_opportunistic_hrtimer_fn;
+	hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	fired = spin_until_fired(ctx);
+	crosslock_opportunistic_end();
+	preempt_enable();
+	hrtimer_cancel(&ctx->hrtimer);
+	crosslock_release(&ctx->x, XR_IP);
+
+	KUNIT_ASSERT_TRUE(test, fired);
+	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_OPPORTUNISTIC),
+			opportunistic + 1);
+	KUNIT_EXPECT_EQ(test, current->crosslock.opportunistic[0], 0);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/* The class index of @map, registered now if need be, as the engine does */
+static int class_idx_of(struct lockdep_map *map)
+{
+	unsigned long flags;
+	int idx = -1;
+
+	if (crosslock_lockdep_enter(&flags)) {
+		idx = crosslock_class_idx(map);
+		crosslock_lockdep_exit(flags);
+	}
+	return idx;
+}
+
+/*
+ * The committed-pair cache: an insert that lost the race with the class's
+ * zap_class() (a commit that began before the class was freed) does not
+ * stay, and the slots of freed classes are taken again.
+ */
+static void xr_dep_cache_forgets_freed_class(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lock_class_key *key = kunit_kzalloc(test, sizeof(*key), GFP_KERNEL);
+	struct lockdep_map map;
+	int xclass, class;
+	u64 gen;
+
+	KUNIT_ASSERT_NOT_NULL(test, key);
+	lockdep_register_key(key);
+	lockdep_init_map(&map, "xr_test_freed", key, 0);
+	xclass = class_idx_of(&ctx->x.map);
+	class = class_idx_of(&map);
+	KUNIT_ASSERT_GE(test, xclass, 0);
+	KUNIT_ASSERT_GE(test, class, 0);
+
+	gen = atomic64_read(&crosslock_gen);
+	crosslock_dep_cache_add(xclass, class, gen);
+	KUNIT_EXPECT_TRUE(test, crosslock_dep_cache_has(xclass, class));
+	lockdep_unregister_key(key);		/* zap_class() */
+	KUNIT_EXPECT_FALSE(test, crosslock_dep_cache_has(xclass, class));
+
+	/* the commit that checked the class before the zap inserts after it */
+	crosslock_dep_cache_add(xclass, class, gen);
+	KUNIT_EXPECT_FALSE(test, crosslock_dep_cache_has(xclass, class));
+
+	/* the same pair, the index handed to a new class: a dead slot reused */
+	KUNIT_EXPECT_GT(test, crosslock_dep_cache_dead(), 0U);
+	gen = atomic64_read(&crosslock_gen);
+	crosslock_dep_cache_add(xclass, class, gen);
+	KUNIT_EXPECT_TRUE(test, crosslock_dep_cache_has(xclass, class));
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
 static void xr_hardirq_ignores_task(struct kunit *test)
 {
 	xr_irq_commit(test, true);
@@ -694,7 +996,7 @@ static void xr_misuse_unbalanced_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, current->crosslock.hidden, 0);
 	crosslock_opportunistic_end();
 	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
-	KUNIT_EXPECT_EQ(test, current->crosslock.opportunistic, 0);
+	KUNIT_EXPECT_EQ(test, current->crosslock.opportunistic[0], 0);
 	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
 					 "unbalanced crosslock_hide_end");
 	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
@@ -708,6 +1010,9 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_cycle_reported),
 	KUNIT_CASE(xr_report_goes_on),
 	KUNIT_CASE(xr_wait_report_goes_on),
+	KUNIT_CASE(xr_go_on_then_implied_cycle),
+	KUNIT_CASE(xr_nest_lock_merged_reported),
+	KUNIT_CASE(xr_nest_lock_not_implied_reported),
 	KUNIT_CASE(xr_lock_before_acquire_quiet),
 	KUNIT_CASE(xr_nested_lock_implied),
 	KUNIT_CASE(xr_nested_after_acquire_reported),
@@ -716,6 +1021,8 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_trylock_quiet),
 	KUNIT_CASE(xr_hardirq_ignores_task),
 	KUNIT_CASE(xr_softirq_ignores_task),
+	KUNIT_CASE(xr_opportunistic_irq_in_task_section_quiet),
+	KUNIT_CASE(xr_dep_cache_forgets_freed_class),
 	KUNIT_CASE(xr_new_work_item_quiet),
 	KUNIT_CASE(xr_history_overflow_quiet),
 	KUNIT_CASE(xr_second_commit_adds_nothing),
@@ -735,7 +1042,25 @@ static struct kunit_suite xr_test_suite = {
 	.test_cases = xr_test_cases,
 };
 
-kunit_test_suite(xr_test_suite);
+/*
+ * Cases that end with a plain report, which switches lockdep off: a suite
+ * whose name "crossrelease*" does not match, each case run in a boot of
+ * its own (kunit.filter_glob=lockdep_go_on.<case>).
+ */
+static struct kunit_case xr_go_on_abba_cases[] = {
+	KUNIT_CASE(xr_go_on_then_abba),
+	KUNIT_CASE(xr_budget_spent_then_abba),
+	{}
+};
+
+static struct kunit_suite xr_go_on_abba_suite = {
+	.name = "lockdep_go_on",
+	.init = xr_test_init,
+	.exit = xr_test_exit,
+	.test_cases = xr_go_on_abba_cases,
+};
+
+kunit_test_suites(&xr_test_suite, &xr_go_on_abba_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for the lockdep crossrelease engine");

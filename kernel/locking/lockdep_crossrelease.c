@@ -174,7 +174,8 @@ void crosslock_init_task(struct task_struct *task)
 	task->crosslock.ctx = 0;
 	task->crosslock.nr_waits = 0;
 	task->crosslock.bounded = 0;
-	task->crosslock.opportunistic = 0;
+	memset(task->crosslock.opportunistic, 0,
+	       sizeof(task->crosslock.opportunistic));
 	task->crosslock.hidden = 0;
 	task->crosslock.repeat_ip = 0;
 }
@@ -361,20 +362,57 @@ static bool xr_dep_cached(unsigned int key)
 	return false;
 }
 
-static void xr_dep_remember(unsigned int key)
+/*
+ * Cache a dependency that lockdep holds.  @gen was read before lockdep
+ * checked, under its graph lock, that both classes exist: if one of them
+ * was freed since (zap_class() ran after that check), the slot is dead at
+ * once, or zap_class() marks it so: each side orders its write before
+ * its read (a fully ordered cmpxchg() here, smp_mb() there), so at least
+ * one of them sees the other.  A dead slot is taken again: only a
+ * lookup has to probe past it.
+ */
+static void xr_dep_remember(unsigned int key, unsigned int xclass,
+			    unsigned int class, u64 gen)
 {
 	int i;
 
 	for (i = 0; i < XR_PROBES; i++) {
 		unsigned int *slot = xr_dep_slot(key, i);
-		unsigned int k = cmpxchg(slot, XR_SLOT_FREE, key);
+		unsigned int k = READ_ONCE(*slot);
 
-		if (k == XR_SLOT_FREE || k == key)
+		if (k == key)
 			return;
+		if (k != XR_SLOT_FREE && k != XR_SLOT_DEAD)
+			continue;
+		if (cmpxchg(slot, k, key) != k)
+			continue;
+		if (!xr_class_alive(xclass, gen) || !xr_class_alive(class, gen))
+			cmpxchg(slot, key, XR_SLOT_DEAD);
+		return;
 	}
 	/* Full: the pair is re-checked by lockdep next time, still correct. */
 	crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_UNCACHED);
 	pr_warn_once("crossrelease: dependency cache full, repeated commits take lockdep's slower path\n");
+}
+
+/* For the test suites: the cache as a commit at generation @gen leaves it */
+void crosslock_dep_cache_add(unsigned int xclass, unsigned int class, u64 gen)
+{
+	xr_dep_remember(xr_dep_key(xclass, class, 0), xclass, class, gen);
+}
+
+bool crosslock_dep_cache_has(unsigned int xclass, unsigned int class)
+{
+	return xr_dep_cached(xr_dep_key(xclass, class, 0));
+}
+
+unsigned int crosslock_dep_cache_dead(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < XR_DEP_SIZE; i++)
+		n += READ_ONCE(xr_deps[i]) == XR_SLOT_DEAD;
+	return n;
 }
 
 /**
@@ -392,6 +430,7 @@ void crosslock_zap_class(unsigned int class_idx)
 	unsigned int i;
 
 	atomic64_set(&xr_class_freed[class_idx], atomic64_inc_return(&crosslock_gen));
+	smp_mb();	/* the freed generation before the scan: see xr_dep_remember() */
 	WRITE_ONCE(xr_last_ip[class_idx][0], 0);
 	WRITE_ONCE(xr_last_ip[class_idx][1], 0);
 	clear_bit(class_idx, crosslock_classes);
@@ -487,10 +526,14 @@ static bool xr_hist_redundant(struct task_struct *curr,
 		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_REPEATED);
 		return true;
 	}
+	/*
+	 * Under a nest lock, lockdep adds no edge to a lock whose class is
+	 * held already (check_deadlock() returns 2): no implying then.
+	 */
 	if (curr->lockdep_depth < 2 || e->class_idx != below->class_idx ||
 	    e->ip != below->acquire_ip || e->flags & CROSSLOCK_HIST_WAIT ||
 	    below->trylock || !below->check || below->read == 2 ||
-	    below->irq_context != hlock->irq_context ||
+	    below->irq_context != hlock->irq_context || hlock->nest_lock ||
 	    test_bit(below->class_idx, crosslock_classes))
 		return false;
 	crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_IMPLIED);
@@ -518,6 +561,31 @@ void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock)
 	xr_stack_remember(hlock->class_idx, hlock->acquire_ip);
 	if (!irq_context)
 		xr_repeat_remember(&curr->crosslock, hlock, gen);
+}
+
+/**
+ * crosslock_hist_add_merged - record a lock merged into the held lock on top
+ * @curr:    the current task
+ * @trylock: the acquisition was a trylock
+ * @ip:      where it was taken
+ *
+ * Called from lock_acquire() with interrupts disabled, when a lock taken
+ * under its nest lock joined the held lock of its class on top of the
+ * stack (the ww_mutex and dma_resv pattern) instead of being pushed: it
+ * is an acquisition all the same.  Rare, so never implied nor repeated.
+ */
+void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
+			       unsigned long ip)
+{
+	struct held_lock *top = curr->held_locks + curr->lockdep_depth - 1;
+	unsigned int irq_context = top->irq_context;
+
+	if (!atomic_read(&crosslock_nr_in_flight) || trylock || !top->check ||
+	    curr->crosslock.hidden)
+		return;
+	xr_hist_write(curr, top->class_idx, ip, irq_context,
+		      top->read & CROSSLOCK_HIST_READ_MASK);
+	xr_stack_remember(top->class_idx, ip);
 }
 
 /* ---------------------------------------------------------------------
@@ -765,8 +833,8 @@ static bool xr_commit_entry(struct crosslock_snapshot *c, struct crosslock_hist_
 	unsigned int key = xr_dep_key(c->xhlock.class_idx, e->class_idx,
 				      e->flags & CROSSLOCK_HIST_READ_MASK);
 	struct held_lock next = { };
-	bool unprinted;
-	int ret;
+	enum crosslock_dep_result ret;
+	u64 gen;
 
 	if (xr_dep_cached(key)) {
 		crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_CACHED);
@@ -781,18 +849,23 @@ static bool xr_commit_entry(struct crosslock_snapshot *c, struct crosslock_hist_
 
 	crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_CHECKED);
 	c->entry_flags = e->flags;
+	gen = atomic64_read(&crosslock_gen);
 	crosslock_report_enter(c);
 	ret = crosslock_add_dep(&c->xhlock, &next,
 				crosslock_stack_lookup(e->class_idx, e->ip));
-	unprinted = crosslock_report_exit();
-	if (!ret)
-		return false;	/* reported, or lockdep is off */
-	/* a class went away, tables nearly full, or a cycle not printed */
-	if (ret == CROSSLOCK_DEP_SKIPPED || unprinted)
+	crosslock_report_exit();
+	switch (ret) {
+	case CROSSLOCK_DEP_OFF:
+		return false;
+	case CROSSLOCK_DEP_SKIPPED:
 		return true;
-	if (ret == 2)
+	case CROSSLOCK_DEP_ADDED:
 		crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_ADDED);
-	xr_dep_remember(key);
+		fallthrough;
+	case CROSSLOCK_DEP_KNOWN:
+		/* reported or not, lockdep has it now */
+		xr_dep_remember(key, c->xhlock.class_idx, e->class_idx, gen);
+	}
 	return true;
 }
 
@@ -854,10 +927,10 @@ static void xr_commit_hist(struct task_struct *curr, struct crosslock_snapshot *
 	}
 }
 
-/* Inside crosslock_opportunistic_begin()/end(), in the same context kind */
+/* Inside crosslock_opportunistic_begin()/end() of this context */
 static bool xr_opportunistic(struct crosslock_task *xt, unsigned int irq_context)
 {
-	return xt->opportunistic && xt->opportunistic_irq == irq_context;
+	return xt->opportunistic[irq_context];
 }
 
 static void xr_commit_run(struct crosslock_snapshot *c)
@@ -958,14 +1031,16 @@ EXPORT_SYMBOL_GPL(crosslock_bound_end);
  * A release that may happen here, in a fast path, also happens for sure
  * in the real release path (an interrupt, a worker), which is where its
  * dependencies are.  Until crosslock_opportunistic_end(), releases in this
- * context commit nothing.  Interrupts that land meanwhile are not affected.
+ * context commit nothing.  Each context kind (task, softirq, hardirq)
+ * keeps its own depth: an interrupt that lands inside a task's section is
+ * not in it, and one that opens a section of its own leaves the task's
+ * alone.
  */
 void crosslock_opportunistic_begin(void)
 {
-	struct crosslock_task *xt = &current->crosslock;
+	struct task_struct *curr = current;
 
-	if (!xt->opportunistic++)
-		xt->opportunistic_irq = xr_irq_context(current);
+	curr->crosslock.opportunistic[xr_irq_context(curr)]++;
 }
 EXPORT_SYMBOL_GPL(crosslock_opportunistic_begin);
 
@@ -974,10 +1049,11 @@ EXPORT_SYMBOL_GPL(crosslock_opportunistic_begin);
  */
 void crosslock_opportunistic_end(void)
 {
-	struct crosslock_task *xt = &current->crosslock;
+	struct task_struct *curr = current;
+	u8 *depth = &curr->crosslock.opportunistic[xr_irq_context(curr)];
 
-	if (likely(xt->opportunistic))
-		xt->opportunistic--;
+	if (likely(*depth))
+		(*depth)--;
 	else
 		xr_warn_once("unbalanced %s at %pS\n", __func__,
 			     (void *)_RET_IP_);

@@ -27,10 +27,17 @@ void crosslock_lockdep_exit(unsigned long flags);
 int crosslock_class_idx(struct lockdep_map *lock);
 struct lock_trace *crosslock_save_trace(void);
 void crosslock_print_trace(const struct lock_trace *trace, unsigned int spaces);
-/* crosslock_add_dep(): 0 reported, 1 known, 2 added, or: */
-#define CROSSLOCK_DEP_SKIPPED	3
-int crosslock_add_dep(struct held_lock *prev, struct held_lock *next,
-		      struct lock_trace *trace);
+/* What crosslock_add_dep() did with a dependency */
+enum crosslock_dep_result {
+	CROSSLOCK_DEP_OFF,	/* a report switched lockdep off, or it was off */
+	CROSSLOCK_DEP_KNOWN,	/* in the graph already, or implied by a path */
+	CROSSLOCK_DEP_ADDED,	/* added to the graph */
+	CROSSLOCK_DEP_SKIPPED,	/* a class went away, or the tables are nearly full */
+};
+
+enum crosslock_dep_result crosslock_add_dep(struct held_lock *prev,
+					    struct held_lock *next,
+					    struct lock_trace *trace);
 
 /* --- Provided by the engine for lockdep.c --- */
 
@@ -38,6 +45,8 @@ extern atomic_t crosslock_nr_in_flight;
 extern atomic64_t crosslock_gen;
 
 void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock);
+void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
+			       unsigned long ip);
 
 void crosslock_init_task(struct task_struct *task);
 void crosslock_zap_class(unsigned int class_idx);
@@ -52,13 +61,17 @@ bool crosslock_cycle_goes_on(struct lock_list *target, struct held_lock *src,
 			     struct held_lock *tgt);
 struct lock_list *crosslock_cycle_report(struct lock_list *target,
 					 struct held_lock *src, struct held_lock *tgt,
-					 struct lock_trace *trace);
-void crosslock_cycle_report_done(void);
+					 struct lock_trace *trace, bool *full);
+void crosslock_cycle_print_begin(void);
+void crosslock_cycle_print_end(struct lock_list *cycle, bool full);
 
 /* For the test suites */
 void crosslock_reports_reset(void);
 unsigned int crosslock_max_reports_get(void);
 unsigned int crosslock_max_reports_set(unsigned int max);
+void crosslock_dep_cache_add(unsigned int xclass, unsigned int class, u64 gen);
+bool crosslock_dep_cache_has(unsigned int xclass, unsigned int class);
+unsigned int crosslock_dep_cache_dead(void);
 
 /*
  * Statistics, printed in /proc/lockdep_stats and read by the KUnit suites.
@@ -77,6 +90,7 @@ enum crosslock_counter_id {
 	CROSSLOCK_COUNTER_STALE_ENTRIES,
 	CROSSLOCK_COUNTER_REPORTS_PRINTED,
 	CROSSLOCK_COUNTER_REPORTS_SUPPRESSED,
+	CROSSLOCK_COUNTER_REPORTS_BRIEF,
 	CROSSLOCK_COUNTER_MISUSE,
 	CROSSLOCK_COUNTER_OPPORTUNISTIC,
 	CROSSLOCK_COUNTER_OWNER_STALE,
@@ -138,6 +152,8 @@ static __always_inline void crosslock_hist_add(struct task_struct *curr,
 
 static inline void crosslock_hist_add(struct task_struct *curr,
 				      struct held_lock *hlock) { }
+static inline void crosslock_hist_add_merged(struct task_struct *curr,
+					     int trylock, unsigned long ip) { }
 static inline void crosslock_init_task(struct task_struct *task) { }
 static inline void crosslock_zap_class(unsigned int class_idx) { }
 static inline bool crosslock_print_commit_header(struct held_lock *src,
@@ -166,12 +182,15 @@ static inline bool crosslock_cycle_goes_on(struct lock_list *target,
 static inline struct lock_list *crosslock_cycle_report(struct lock_list *target,
 						       struct held_lock *src,
 						       struct held_lock *tgt,
-						       struct lock_trace *trace)
+						       struct lock_trace *trace,
+						       bool *full)
 {
 	return NULL;
 }
 
-static inline void crosslock_cycle_report_done(void) { }
+static inline void crosslock_cycle_print_begin(void) { }
+static inline void crosslock_cycle_print_end(struct lock_list *cycle,
+					     bool full) { }
 
 #endif /* CONFIG_LOCKDEP_CROSSRELEASE */
 #endif /* __KERNEL_LOCKING_LOCKDEP_CROSSRELEASE_H */

@@ -34,7 +34,7 @@ struct lock_trace *crosslock_stack_lookup(unsigned int class_idx,
 
 /* The reports: around each dependency a commit adds */
 void crosslock_report_enter(struct crosslock_snapshot *c);
-bool crosslock_report_exit(void);
+void crosslock_report_exit(void);
 /* The reports: forget the cycles printed through a freed class */
 void crosslock_cycle_forget_class(unsigned int class_idx);
 

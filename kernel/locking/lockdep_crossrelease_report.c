@@ -11,10 +11,12 @@
  * See Documentation/locking/crossrelease.rst.
  */
 #include <linux/crossrelease.h>
+#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
+#include <linux/sched/clock.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
@@ -26,25 +28,15 @@
 /* The commit in progress on this CPU, for the report hooks. */
 static DEFINE_PER_CPU(struct crosslock_snapshot *, xr_committing);
 
-/*
- * Set when this CPU found a cycle it could not print (another report being
- * printed, or lockdep's selftests silencing it): the commit then leaves
- * the pair out of its cache, so that the next commit checks it again.
- */
-static DEFINE_PER_CPU(bool, xr_cycle_unprinted);
-
 /* A commit hands its snapshot to the report hooks while it adds a dependency. */
 void crosslock_report_enter(struct crosslock_snapshot *c)
 {
 	this_cpu_write(xr_committing, c);
-	this_cpu_write(xr_cycle_unprinted, false);
 }
 
-/* Returns true if the dependency closed a cycle that was not printed. */
-bool crosslock_report_exit(void)
+void crosslock_report_exit(void)
 {
 	this_cpu_write(xr_committing, NULL);
-	return this_cpu_read(xr_cycle_unprinted);
 }
 
 /* ---------------------------------------------------------------------
@@ -73,13 +65,23 @@ static void xr_print_stack(unsigned int class_idx, unsigned long ip)
 }
 
 #define XR_NAME_LEN	(KSYM_NAME_LEN + 16)
+#define XR_CYCLE_LEN	48	/* entries of a printed path */
+#define XR_BRIEF_LEN	512	/* a cycle in one line */
 
 /*
- * One report is printed at a time (the caller that turned debug_locks off,
- * or the holder of xr_cycle_busy), so one set of buffers is enough and
- * keeps them off the stack.
+ * What the report being printed on this CPU needs, off the stack: the
+ * path, copied under the graph lock so that it is printed without it,
+ * and class names.  Per CPU, because reports found on two CPUs are
+ * printed one after the other without the graph lock, or at the same
+ * time if one waits too long (see crosslock_cycle_print_begin()).
  */
-static char xr_names[3][XR_NAME_LEN];
+struct xr_report_bufs {
+	struct lock_list	cycle[XR_CYCLE_LEN];
+	char			names[3][XR_NAME_LEN];
+	char			brief[XR_BRIEF_LEN];
+};
+
+static DEFINE_PER_CPU(struct xr_report_bufs, xr_bufs);
 
 /* A class name as lockdep prints it: name, #version, /subclass. */
 static const char *xr_class_name(struct lock_class *class, char *buf)
@@ -120,7 +122,7 @@ bool crosslock_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 {
 	struct crosslock_snapshot *c = this_cpu_read(xr_committing);
 	struct task_struct *curr = current;
-	char *name = xr_names[0];
+	char *name = this_cpu_ptr(&xr_bufs)->names[0];
 
 	if (!c)
 		return false;
@@ -147,7 +149,8 @@ bool crosslock_print_commit_scenario(struct held_lock *src, struct held_lock *tg
 				     struct lock_class *parent)
 {
 	struct crosslock_snapshot *c = this_cpu_read(xr_committing);
-	char *xname = xr_names[0], *sname = xr_names[1], *pname = xr_names[2];
+	struct xr_report_bufs *b = this_cpu_ptr(&xr_bufs);
+	char *xname = b->names[0], *sname = b->names[1], *pname = b->names[2];
 
 	if (!c)
 		return false;
@@ -180,16 +183,22 @@ bool crosslock_print_commit_scenario(struct held_lock *src, struct held_lock *tg
 
 /* ---------------------------------------------------------------------
  * Report and go on.  A cycle through a crosslock is printed, the
- * dependency that would close it is not added, and lockdep stays on, so
- * one doubtful crossrelease report does not blind lockdep for the rest of
- * the boot.  Each distinct cycle (by the pair of classes that closes it)
- * is printed once, and at most "crossrelease.max_reports=" of them per
- * boot; 0 gives lockdep's own behaviour: the first report switches
- * lockdep off.  Every other report (a cycle of typical locks only, an irq
- * inversion) still switches lockdep off.
+ * dependency that closes it is added like any other, and lockdep stays on,
+ * so one doubtful crossrelease report blinds lockdep to nothing: the graph
+ * and the chain cache are what they would be without the report, and
+ * every later cycle, through a crosslock or not, is still found.
+ *
+ * A cycle in the graph is found again whenever one of its dependencies is
+ * checked again, so each distinct cycle (by the set of classes on it) is
+ * printed once.  The first "crossrelease.max_reports=" cycles of a boot
+ * are printed in full, later ones in one line each; 0 gives lockdep's own
+ * behaviour: the first report switches lockdep off.  Every other report (a
+ * cycle of typical locks only, an irq inversion) still switches lockdep
+ * off.
  */
-#define XR_REPORTS_MAX	64	/* distinct cycles remembered */
-#define XR_CYCLE_LEN	48	/* entries of a printed path */
+#define XR_CYCLES_KNOWN	256	/* distinct cycles remembered */
+#define XR_REPORTS_MAX	XR_CYCLES_KNOWN
+#define XR_PRINT_WAIT_NS	(2 * NSEC_PER_SEC)
 
 static unsigned int xr_max_reports = 16;
 
@@ -204,22 +213,24 @@ static int __init xr_max_reports_setup(char *str)
 }
 __setup("crossrelease.max_reports=", xr_max_reports_setup);
 
-/* The pairs (prev << 16 | next) that closed a printed cycle: graph lock */
-static u32 xr_reported[XR_REPORTS_MAX];
-static unsigned int xr_nr_reported;
-/* Reports printed, against the budget: graph lock */
+/*
+ * A cycle printed: @sig, a sum of hashes of its classes, is the same
+ * whichever of its dependencies closed it; @classes has bit (index % 64)
+ * of each of them, so that the cycles through a freed class are forgotten.
+ */
+struct xr_known_cycle {
+	u32	sig;
+	u64	classes;
+};
+
+/* Cycles printed, and reports printed in full: graph lock */
+static struct xr_known_cycle xr_known[XR_CYCLES_KNOWN];
+static unsigned int xr_nr_known;
 static unsigned int xr_nr_printed;
 
-/*
- * The path being printed, copied under the graph lock so that the report
- * is printed without it: printing under it would stall every CPU that
- * adds a dependency meanwhile, and could deadlock against a CPU that
- * holds the printk CPU lock (dump_stack()) and waits for the graph lock.
- * One report at a time: a cycle found while another one is printed is
- * counted as suppressed.
- */
-static struct lock_list xr_cycle[XR_CYCLE_LEN];
-static atomic_t xr_cycle_busy = ATOMIC_INIT(0);
+/* Reports are printed one at a time, without the graph lock. */
+static arch_spinlock_t xr_print_lock = __ARCH_SPIN_LOCK_UNLOCKED;
+static DEFINE_PER_CPU(bool, xr_print_locked);
 
 static bool xr_class_is_crosslock(unsigned int class_idx)
 {
@@ -254,32 +265,51 @@ bool crosslock_cycle_goes_on(struct lock_list *target, struct held_lock *src,
 	return false;
 }
 
-static u32 xr_cycle_key(struct held_lock *src, struct held_lock *tgt)
+/* The classes of the cycle: the path from @target back to its root. */
+static struct xr_known_cycle xr_cycle_of(struct lock_list *target)
 {
-	return (u32)tgt->class_idx << 16 | src->class_idx;
+	struct xr_known_cycle k = { };
+	struct lock_list *e;
+
+	for (e = target; e; e = e->parent) {
+		unsigned int idx = e->class - lock_classes;
+
+		k.sig += hash_32(idx + 1, 32);
+		k.classes |= BIT_ULL(idx % 64);
+	}
+	return k;
 }
 
-static bool xr_cycle_was_reported(u32 key)
+static bool xr_cycle_known(struct xr_known_cycle k)
 {
 	unsigned int i;
 
-	for (i = 0; i < xr_nr_reported; i++) {
-		if (xr_reported[i] == key)
+	for (i = 0; i < xr_nr_known; i++) {
+		if (xr_known[i].sig == k.sig && xr_known[i].classes == k.classes)
 			return true;
 	}
 	return false;
 }
 
-/* Forget the cycles closed through a freed class: its index is reused. */
+static void xr_cycle_remember(struct xr_known_cycle k)
+{
+	if (xr_nr_known < XR_CYCLES_KNOWN) {
+		xr_known[xr_nr_known++] = k;
+		return;
+	}
+	/* printed every time it is found again: noisy, never silent */
+	pr_warn_once("crossrelease: more than %d distinct cycles, later ones may be printed more than once\n",
+		     XR_CYCLES_KNOWN);
+}
+
+/* Forget the cycles through a freed class: its index will be reused. */
 void crosslock_cycle_forget_class(unsigned int class_idx)
 {
 	unsigned int i = 0;
 
-	while (i < xr_nr_reported) {
-		u32 key = xr_reported[i];
-
-		if (key >> 16 == class_idx || (key & 0xffff) == class_idx)
-			xr_reported[i] = xr_reported[--xr_nr_reported];
+	while (i < xr_nr_known) {
+		if (xr_known[i].classes & BIT_ULL(class_idx % 64))
+			xr_known[i] = xr_known[--xr_nr_known];
 		else
 			i++;
 	}
@@ -289,61 +319,114 @@ void crosslock_cycle_forget_class(unsigned int class_idx)
 static struct lock_list *xr_cycle_copy(struct lock_list *target,
 				       struct lock_trace *trace)
 {
+	struct lock_list *cycle = this_cpu_ptr(&xr_bufs)->cycle;
 	struct lock_list *e;
 	unsigned int n = 0;
 
 	for (e = target; e && n < XR_CYCLE_LEN; e = e->parent, n++) {
-		xr_cycle[n] = *e;
-		xr_cycle[n].parent = NULL;
+		cycle[n] = *e;
+		cycle[n].parent = NULL;
 		if (n)
-			xr_cycle[n - 1].parent = &xr_cycle[n];
+			cycle[n - 1].parent = &cycle[n];
 	}
 	if (!e)		/* the root: the new dependency's own stack */
-		xr_cycle[n - 1].trace = trace;
-	return xr_cycle;
+		cycle[n - 1].trace = trace;
+	return cycle;
 }
 
 /**
- * crosslock_cycle_report - count a crossrelease cycle, maybe to be printed
+ * crosslock_cycle_report - decide how a crossrelease cycle is reported
  * @target: the end of the path found
  * @src:    the lock the new dependency leads to
  * @tgt:    the lock the new dependency leads from
  * @trace:  the new dependency's stack
+ * @full:   set to true if the report is to be printed in full, false if
+ *          in one line (the budget of full reports is spent)
  *
- * Called under the graph lock, after crosslock_cycle_goes_on().
+ * Called under the graph lock, after crosslock_cycle_goes_on().  Either
+ * way the caller adds the dependency and lockdep goes on.
  *
- * Return: a copy of the path to print once the graph lock is dropped, then
- * to hand back with crosslock_cycle_report_done(); NULL if the report is
- * suppressed (printed before, over the budget, or another report is being
- * printed).
+ * Return: a copy of the path to print once the graph lock is dropped,
+ * between crosslock_cycle_print_begin() and crosslock_cycle_print_end();
+ * NULL if the cycle was printed before (or lockdep's selftests silence
+ * reports).
  */
 struct lock_list *crosslock_cycle_report(struct lock_list *target,
 					 struct held_lock *src, struct held_lock *tgt,
-					 struct lock_trace *trace)
+					 struct lock_trace *trace, bool *full)
 {
-	u32 key = xr_cycle_key(src, tgt);
+	struct xr_known_cycle k = xr_cycle_of(target);
 
-	if (xr_cycle_was_reported(key) || xr_nr_printed >= xr_max_reports) {
+	if (debug_locks_silent || xr_cycle_known(k)) {
 		crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED);
 		return NULL;
 	}
-	if (debug_locks_silent || atomic_xchg(&xr_cycle_busy, 1)) {
-		crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED);
-		this_cpu_write(xr_cycle_unprinted, true);
-		return NULL;
+	xr_cycle_remember(k);
+	*full = xr_nr_printed < xr_max_reports;
+	if (*full) {
+		xr_nr_printed++;
+		crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_PRINTED);
+	} else {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_BRIEF);
 	}
-	if (xr_nr_reported < XR_REPORTS_MAX)
-		xr_reported[xr_nr_reported++] = key;
-	xr_nr_printed++;
-	crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_PRINTED);
 	return xr_cycle_copy(target, trace);
 }
 
-void crosslock_cycle_report_done(void)
+/**
+ * crosslock_cycle_print_begin - wait for the report another CPU is printing
+ *
+ * Called without the graph lock, interrupts disabled.  The wait is bounded:
+ * a CPU that printed a report may need a lock this one holds to go on
+ * printing (the console's), so after a while both are printed at once,
+ * their lines mixed, rather than one lost.
+ */
+void crosslock_cycle_print_begin(void)
 {
-	pr_warn("crossrelease: dependency not added, lockdep stays on (report %u of at most %u)\n",
-		READ_ONCE(xr_nr_printed), xr_max_reports);
-	atomic_set_release(&xr_cycle_busy, 0);
+	u64 deadline = local_clock() + XR_PRINT_WAIT_NS;
+	bool locked;
+
+	while (!(locked = arch_spin_trylock(&xr_print_lock)) &&
+	       local_clock() < deadline)
+		cpu_relax();
+	this_cpu_write(xr_print_locked, locked);
+}
+
+/*
+ * "A -> B -> C -> A", in the order the dependencies go: from the root of
+ * the copied path (its last entry) to its target, then back to the root.
+ */
+static const char *xr_cycle_line(struct xr_report_bufs *b,
+				 struct lock_list *cycle)
+{
+	unsigned int n = 1, len = 0;
+
+	while (cycle[n - 1].parent)
+		n++;
+	while (n--)
+		len += scnprintf(b->brief + len, XR_BRIEF_LEN - len, "%s -> ",
+				 xr_class_name(cycle[n].class, b->names[0]));
+	while (cycle->parent)
+		cycle = cycle->parent;
+	scnprintf(b->brief + len, XR_BRIEF_LEN - len, "%s",
+		  xr_class_name(cycle->class, b->names[0]));
+	return b->brief;
+}
+
+/**
+ * crosslock_cycle_print_end - end the report of crosslock_cycle_report()
+ * @cycle: the path it returned
+ * @full:  the report was printed in full; otherwise print it in one line
+ */
+void crosslock_cycle_print_end(struct lock_list *cycle, bool full)
+{
+	if (full)
+		pr_warn("crossrelease: dependency added, lockdep stays on (report %u of at most %u)\n",
+			READ_ONCE(xr_nr_printed), xr_max_reports);
+	else
+		pr_warn("crossrelease: possible circular locking dependency, not printed in full (crossrelease.max_reports=%u spent): %s; lockdep stays on\n",
+			xr_max_reports, xr_cycle_line(this_cpu_ptr(&xr_bufs), cycle));
+	if (this_cpu_read(xr_print_locked))
+		arch_spin_unlock(&xr_print_lock);
 }
 
 /**

@@ -46,6 +46,7 @@ static const char *const xr_counter_names[CROSSLOCK_COUNTER_COUNT] = {
 	[CROSSLOCK_COUNTER_STALE_ENTRIES]	= "crossrelease stale entries",
 	[CROSSLOCK_COUNTER_REPORTS_PRINTED]	= "crossrelease reports printed",
 	[CROSSLOCK_COUNTER_REPORTS_SUPPRESSED]	= "crossrelease reports suppressed",
+	[CROSSLOCK_COUNTER_REPORTS_BRIEF]	= "crossrelease reports in brief",
 	[CROSSLOCK_COUNTER_MISUSE]		= "crossrelease misuse warnings",
 	[CROSSLOCK_COUNTER_OPPORTUNISTIC]	= "opportunistic releases",
 	[CROSSLOCK_COUNTER_OWNER_STALE]	= "owned crosslocks replaced",

@@ -83,7 +83,7 @@ do {									\
 	KUNIT_EXPECT_EQ(__test, lockdep_kunit_is_on(), __on);		\
 	if (__on)							\
 		KUNIT_EXPECT_TRUE(__test, lockdep_kunit_report_seen(cap, \
-				  "dependency not added, lockdep stays on")); \
+				  "dependency added, lockdep stays on")); \
 } while (0)
 
 /**

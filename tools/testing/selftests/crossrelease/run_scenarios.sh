@@ -8,7 +8,7 @@
 #   - a "WARNING: possible circular locking dependency detected" report
 #     in dmesg that names the scenario's classes and, "... is releasing
 #     crosslock", the release that closed it;
-#   - lockdep on: the report says "dependency not added, lockdep stays
+#   - lockdep on: the report says "dependency added, lockdep stays
 #     on" and debug_locks is still 1 in /proc/lockdep_stats;
 #   - the dependency it learned first in /proc/lockdep: the class line
 #     followed by " -> [addr] <class>".
@@ -34,7 +34,7 @@ cd "$(dirname "$0")" || exit 1
 
 dbg=/sys/kernel/debug/test_crossrelease
 circular="WARNING: possible circular locking dependency detected"
-went_on="dependency not added, lockdep stays on"
+went_on="dependency added, lockdep stays on"
 
 # name, expected outcome, feature needed, dependency "from" and "to"
 table() {
