@@ -431,7 +431,8 @@ static int scenario_abba(bool quiet)
  * later cycle.  A kthread waits for c1 holding b (b -> c1), the writer
  * takes a and completes c1 (c1 -> a), then takes a and b nested: a -> b
  * closes the cycle, the first report.  Then "go_on_then_implied_cycle": a
- * kthread waits for c2 holding b, the writer takes a and b again (b is
+ * kthread waits for c2 holding b2, another mutex of b's class (holding b
+ * itself would be the deadlock), the writer takes a and b again (b is
  * implied by a in its history, through a -> b) and completes c2: c2 -> a
  * closes c2 -> a -> b -> c2, a second report, closed by the release.
  * "go_on_then_abba": the writer takes b then a, a plain ABBA that lockdep
@@ -439,6 +440,7 @@ static int scenario_abba(bool quiet)
  */
 struct go_on {
 	struct mutex a, b;
+	struct mutex b2;		/* of b's class */
 	struct completion c1, c2;
 };
 
@@ -485,7 +487,7 @@ static int scenario_go_on(bool abba)
 		return ret;
 	lock_a_then_b(g);		/* the first report */
 	if (!abba)
-		return wait_then_complete(&g->c2, &g->b, lock_a_then_b, g);
+		return wait_then_complete(&g->c2, &g->b2, lock_a_then_b, g);
 	mutex_lock(&g->b);
 	mutex_lock(&g->a);		/* a plain ABBA */
 	mutex_unlock(&g->a);
@@ -686,10 +688,15 @@ static int __init test_crossrelease_init(void)
 	init_completion(&xr_userret.done);
 	mutex_init(&xr_go_on_implied.a);
 	mutex_init(&xr_go_on_implied.b);
+	mutex_init(&xr_go_on_implied.b2);
+	lockdep_set_class_and_name(&xr_go_on_implied.b2,
+				   xr_go_on_implied.b.dep_map.key,
+				   xr_go_on_implied.b.dep_map.name);
 	init_completion(&xr_go_on_implied.c1);
 	init_completion(&xr_go_on_implied.c2);
 	mutex_init(&xr_go_on_abba.a);
 	mutex_init(&xr_go_on_abba.b);
+	mutex_init(&xr_go_on_abba.b2);
 	init_completion(&xr_go_on_abba.c1);
 	init_completion(&xr_go_on_abba.c2);
 	mutex_init(&xr_userret_quiet.mutex);
