@@ -12,7 +12,7 @@ SCALE=100; ONLY=
 for a in $(cat /proc/cmdline); do
 	case $a in soak.scale=*) SCALE=${a#soak.scale=} ;; soak.only=*) ONLY=${a#soak.only=} ;; esac
 done
-STEPS="ext4 xfs btrfs loopfs btrfs_sync dmcrypt raid1 mix swap oom hotplug modules ipc"
+STEPS="ext4 xfs btrfs loopfs btrfs_sync dmcrypt raid1 mix migrate swap oom hotplug modules ipc"
 BASE=/mnt/base
 export DM_DISABLE_UDEV=1
 
@@ -172,6 +172,20 @@ step_mix() { # ext4, xfs and btrfs at once, with sync and drop_caches loops
 }
 
 meminfo() { awk '/^(MemFree|SwapTotal|SwapFree):/ { printf "%s %d MiB  ", $1, $2 / 1024 } END { print "" }' /proc/meminfo; }
+step_migrate() { # compaction migrates mapped file folios while stress-ng faults on them
+	base || return 1
+	[ -w /proc/sys/vm/compact_memory ] || { say "no compaction: skipped"; return 0; }
+	m0=$(awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat)
+	stress-ng --temp-path $BASE --timeout "$(T 60)s" --metrics-brief \
+		--mmap 2 --mmap-file --mmap-bytes 32M --mmapfork 1 2>&1 &
+	p=$!
+	i=0
+	while kill -0 $p 2>/dev/null; do
+		echo 1 > /proc/sys/vm/compact_memory; i=$((i + 1)); sleep 1
+	done
+	wait $p
+	say "migrate: $i compactions, $(( $(awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat) - m0 )) folios migrated"
+}
 step_swap() { # swap file on ext4, anonymous memory beyond RAM, page cache writeback
 	base || return 1
 	run dd if=/dev/zero of=$BASE/swapfile bs=1M count=1024 2>/dev/null
