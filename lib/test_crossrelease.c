@@ -2,7 +2,7 @@
 /*
  * Deadlock scenarios for lockdep crossrelease, run one at a time on request,
  * with the kernel's ordinary API only: mutexes, completions, folio locks,
- * kthreads, work items and timers.
+ * kthreads, kthread_workers, work items and timers.
  *
  *   echo completion_wait_under_mutex > /sys/kernel/debug/test_crossrelease/run
  *   cat /sys/kernel/debug/test_crossrelease/run        (the names)
@@ -397,6 +397,73 @@ out:
 	return ret;
 }
 
+/*
+ * A kthread_worker runs its items in order.  Item X takes mutex A, item
+ * Y is queued behind it and flushed, which waits for both; then Y alone
+ * is flushed under A: a deadlock whenever X is queued in front of Y.  The
+ * quiet twin queues X and Y on two workers: Y never waits for X.
+ */
+struct kw_scenario {
+	struct mutex mutex;		/* A */
+	struct kthread_work x, y;
+	/* kept until the module goes: their classes hold what was learnt */
+	struct kthread_worker *wx, *wy;
+};
+
+static struct kw_scenario xr_kw_flush, xr_kw_flush_quiet;
+
+static void kw_take_a(struct kthread_work *work)
+{
+	struct kw_scenario *k = container_of(work, struct kw_scenario, x);
+
+	mutex_lock(&k->mutex);
+	mutex_unlock(&k->mutex);
+}
+
+static void kw_nothing(struct kthread_work *work)
+{
+}
+
+static int kw_workers(struct kw_scenario *k, bool quiet)
+{
+	if (!k->wx)
+		k->wx = kthread_create_worker(0, quiet ? "xr_kw_x" : "xr_kw");
+	if (IS_ERR(k->wx))
+		return PTR_ERR(k->wx);
+	if (!k->wy)
+		k->wy = quiet ? kthread_create_worker(0, "xr_kw_y") : k->wx;
+	return PTR_ERR_OR_ZERO(k->wy);
+}
+
+static void kw_workers_destroy(struct kw_scenario *k)
+{
+	if (!IS_ERR_OR_NULL(k->wy) && k->wy != k->wx)
+		kthread_destroy_worker(k->wy);
+	if (!IS_ERR_OR_NULL(k->wx))
+		kthread_destroy_worker(k->wx);
+}
+
+static int scenario_kthread_flush(bool quiet)
+{
+	struct kw_scenario *k = quiet ? &xr_kw_flush_quiet : &xr_kw_flush;
+	int ret = kw_workers(k, quiet);
+
+	if (ret)
+		return ret;
+	kthread_init_work(&k->x, kw_take_a);
+	kthread_init_work(&k->y, kw_nothing);
+	kthread_queue_work(k->wx, &k->x);
+	kthread_queue_work(k->wy, &k->y);
+	kthread_flush_work(&k->y);
+	kthread_flush_work(&k->x);
+
+	mutex_lock(&k->mutex);
+	kthread_queue_work(k->wy, &k->y);
+	kthread_flush_work(&k->y);
+	mutex_unlock(&k->mutex);
+	return 0;
+}
+
 static DEFINE_MUTEX(xr_abba_a);
 static DEFINE_MUTEX(xr_abba_b);
 static DEFINE_MUTEX(xr_abba_quiet_a);
@@ -581,6 +648,8 @@ static const struct scenario scenarios[] = {
 	{ "folio_unlock_from_work_quiet",      scenario_folio_work,       true },
 	{ "go_on_then_implied_cycle",          scenario_go_on,            false },
 	{ "go_on_then_abba",                   scenario_go_on,            true },
+	{ "kthread_worker_flush",              scenario_kthread_flush,    false },
+	{ "kthread_worker_flush_quiet",        scenario_kthread_flush,    true },
 	{ "userret",                           scenario_userret,          false },
 	{ "userret_quiet",                     scenario_userret,          true },
 };
@@ -701,6 +770,8 @@ static int __init test_crossrelease_init(void)
 	init_completion(&xr_go_on_abba.c2);
 	mutex_init(&xr_userret_quiet.mutex);
 	init_completion(&xr_userret_quiet.done);
+	mutex_init(&xr_kw_flush.mutex);
+	mutex_init(&xr_kw_flush_quiet.mutex);
 
 	/* one mutex_init() line per instance: a class per instance */
 	mutex_init(&xr_folio_abba.mutex);
@@ -726,6 +797,8 @@ static void __exit test_crossrelease_exit(void)
 	debugfs_remove_recursive(xr_dir);
 	if (xr_userret_quiet.pid)
 		userret_second(&xr_userret_quiet);
+	kw_workers_destroy(&xr_kw_flush);
+	kw_workers_destroy(&xr_kw_flush_quiet);
 }
 
 module_init(test_crossrelease_init);

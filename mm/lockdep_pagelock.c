@@ -221,36 +221,50 @@ static struct crosslock_owner *folio_owner(struct page_ext *page_ext)
 }
 
 /*
- * The state moves in and out of page_ext by copy, with lockdep off around
- * page_ext_get()/page_ext_put(): their RCU read section is not a lock of
- * the folio, and lockdep would check it on every folio lock and unlock
- * (several times the cost of the rest) and list it in reports as held.
- * Plain (marked) accesses are enough: the folio's lock bit orders every
- * writer, as the state is put in after the bit is taken and taken out
- * before it is dropped (or the page is freed with it set, and unused).
+ * The state moves in and out of page_ext by copy, with preemption
+ * disabled, which keeps page_ext from being freed (memory offline waits
+ * for an RCU grace period) as page_ext_get()'s RCU read section does,
+ * without its lockdep and RCU checks: they would cost several times the
+ * rest on every folio lock and unlock, and show up in reports as a held
+ * lock.  Plain (marked) accesses are enough: the folio's lock bit orders
+ * every writer, as the state is put in after the bit is taken and taken
+ * out before it is dropped (or the page is freed with it set, and unused).
  */
+
+/* The page_ext of @page, with preemption disabled; NULL (and enabled) if none */
+static struct crosslock_owner *folio_owner_get(struct page *page)
+{
+	struct page_ext *page_ext;
+
+	preempt_disable_notrace();
+	page_ext = page_ext_get_raw(page);
+	if (page_ext)
+		return folio_owner(page_ext);
+	preempt_enable_notrace();
+	return NULL;
+}
+
+static void folio_owner_put(void)
+{
+	preempt_enable_notrace();
+}
 
 /* Put @new in the page_ext of @page and return the old state in @old. */
 static bool folio_swap_owner(struct page *page, const struct crosslock_owner *new,
 			     struct crosslock_owner *old)
 {
-	struct page_ext *page_ext;
-	struct crosslock_owner *o;
+	struct crosslock_owner *o = folio_owner_get(page);
 
-	lockdep_off();
-	page_ext = page_ext_get(page);
-	if (page_ext) {
-		o = folio_owner(page_ext);
-		old->ip = READ_ONCE(o->ip);
-		old->pid = READ_ONCE(o->pid);
-		old->gen = READ_ONCE(o->gen);
-		WRITE_ONCE(o->ip, new->ip);
-		WRITE_ONCE(o->pid, new->pid);
-		WRITE_ONCE(o->gen, new->gen);
-		page_ext_put(page_ext);
-	}
-	lockdep_on();
-	return page_ext;
+	if (!o)
+		return false;
+	old->ip = READ_ONCE(o->ip);
+	old->pid = READ_ONCE(o->pid);
+	old->gen = READ_ONCE(o->gen);
+	WRITE_ONCE(o->ip, new->ip);
+	WRITE_ONCE(o->pid, new->pid);
+	WRITE_ONCE(o->gen, new->gen);
+	folio_owner_put();
+	return true;
 }
 
 /* Move the lock's state out of the page_ext of @page; false if none. */
@@ -265,7 +279,9 @@ static bool folio_take_owner(struct page *page, struct crosslock_owner *owner)
 
 void __crosslock_folio_wait(struct folio *folio, unsigned long ip)
 {
-	crosslock_owner_wait(folio_lock_class(folio), ip);
+	/* the class is looked up only for a wait anything depends on */
+	if (crosslock_owner_wait_needed(current->lockdep_depth))
+		crosslock_owner_wait(folio_lock_class(folio), ip);
 }
 EXPORT_SYMBOL_GPL(__crosslock_folio_wait);
 
@@ -344,18 +360,16 @@ void __crosslock_folio_free(struct page *page)
  */
 bool crosslock_folio_owned(struct folio *folio)
 {
-	struct page_ext *page_ext;
-	bool owned = false;
+	struct crosslock_owner *o;
+	bool owned;
 
 	if (!crosslock_folio_enabled())
 		return false;
-	lockdep_off();
-	page_ext = page_ext_get(&folio->page);
-	if (page_ext) {
-		owned = READ_ONCE(folio_owner(page_ext)->gen);
-		page_ext_put(page_ext);
-	}
-	lockdep_on();
+	o = folio_owner_get(&folio->page);
+	if (!o)
+		return false;
+	owned = READ_ONCE(o->gen);
+	folio_owner_put();
 	return owned;
 }
 EXPORT_SYMBOL_GPL(crosslock_folio_owned);

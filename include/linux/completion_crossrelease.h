@@ -108,10 +108,11 @@ static inline void completion_set_untracked(struct completion *x)
  * A wait with a finite timeout ends by itself, so by default it is not a
  * wait dependency (MAX_SCHEDULE_TIMEOUT is LONG_MAX).
  */
-static inline bool complete_wait_tracked(long timeout)
+static __always_inline bool complete_wait_tracked(long timeout)
 {
-	return timeout == LONG_MAX ||
-	       IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS_TIMEOUT);
+	return crosslock_on() &&
+	       (timeout == LONG_MAX ||
+		IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS_TIMEOUT));
 }
 
 static inline void complete_acquire(struct completion *x, long timeout,
@@ -130,7 +131,8 @@ static inline void complete_release(struct completion *x, long timeout,
 
 static inline void complete_commit(struct completion *x)
 {
-	crosslock_commit(&x->dep_map);
+	if (crosslock_on())
+		crosslock_commit(&x->dep_map);
 }
 
 #endif /* __LINUX_COMPLETION_CROSSRELEASE_H */

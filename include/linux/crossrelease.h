@@ -10,9 +10,26 @@
 #ifndef __LINUX_CROSSRELEASE_H
 #define __LINUX_CROSSRELEASE_H
 
+#include <linux/atomic.h>
 #include <linux/crossrelease_types.h>
+#include <linux/jump_label.h>
 
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
+
+DECLARE_STATIC_KEY_TRUE(crosslock_on_key);
+
+/**
+ * crosslock_on - may crossrelease track anything in this boot?
+ *
+ * The first test of every hook on a hot path: after a boot with
+ * "crossrelease=off" it is a patched-out branch, and the hook costs
+ * nothing more.  True during early boot either way; what it guards
+ * checks crosslock_enabled() again.
+ */
+static __always_inline bool crosslock_on(void)
+{
+	return static_branch_likely(&crosslock_on_key);
+}
 
 void crosslock_init_map(struct crosslock *xmap, const char *name,
 			struct lock_class_key *key, unsigned int flags);
@@ -39,6 +56,22 @@ bool crosslock_owner_commit_needed(const struct crosslock_owner *o);
 bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 			     bool commit);
 
+extern atomic_t crosslock_nr_in_flight;
+
+/**
+ * crosslock_owner_wait_needed - would a wait for an owned crosslock matter?
+ * @depth: how many locks the waiter holds (current->lockdep_depth)
+ *
+ * With no lock held nothing depends on the wait now, and with no
+ * crosslock in flight no commit can use its history entry later: the
+ * primitive need not even look up the class for crosslock_owner_wait().
+ */
+static __always_inline bool crosslock_owner_wait_needed(unsigned int depth)
+{
+	return crosslock_on() &&
+	       (depth || atomic_read(&crosslock_nr_in_flight));
+}
+
 #else /* !CONFIG_LOCKDEP_CROSSRELEASE */
 
 static inline void crosslock_init_map(struct crosslock *xmap,
@@ -51,6 +84,7 @@ static inline void crosslock_commit(struct crosslock *xmap) { }
 static inline void crosslock_release(struct crosslock *xmap,
 				     unsigned long ip) { }
 static inline bool crosslock_enabled(void) { return false; }
+static inline bool crosslock_on(void) { return false; }
 static inline void crosslock_wait(struct lockdep_map *map, unsigned long ip) { }
 static inline void crosslock_bound_begin(void) { }
 static inline void crosslock_bound_end(void) { }
@@ -73,6 +107,11 @@ static inline void crosslock_owner_replaced(struct crosslock_owner *old) { }
 
 static inline bool
 crosslock_owner_commit_needed(const struct crosslock_owner *o)
+{
+	return false;
+}
+
+static inline bool crosslock_owner_wait_needed(unsigned int depth)
 {
 	return false;
 }

@@ -12,6 +12,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/lockdep_pagelock.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
@@ -26,6 +27,7 @@ struct cc_ctx {
 	struct completion a, b;		/* two completion classes */
 	struct folio *f, *g;
 	struct work_struct take_m_work, complete_a_work;
+	struct kthread_work kw_take_m, kw_complete_a;
 	bool completed;			/* the folio case's completer is done */
 };
 
@@ -293,12 +295,137 @@ static void cc_ordinary_workqueue_quiet(struct kunit *test)
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
+/* --- kthread_workers: items run in order, as on an ordered workqueue --- */
+
+static void kw_take_m(struct kthread_work *work)
+{
+	struct cc_ctx *ctx = container_of(work, struct cc_ctx, kw_take_m);
+
+	lockdep_kunit_take_m(&ctx->fx);
+}
+
+static void kw_complete_a(struct kthread_work *work)
+{
+	struct cc_ctx *ctx = container_of(work, struct cc_ctx, kw_complete_a);
+
+	complete(&ctx->a);
+}
+
+/*
+ * The workqueue case on a kthread_worker: a waiter holding M waits for A
+ * (learnt in a run that cannot hang), then item 1 takes M and item 2,
+ * queued behind it, completes A.
+ */
+static void cc_kthread_worker_reported(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+	struct actor waiter = { .under_m = true }, plain = { };
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(complete)&ctx->a", "cc_test_M" },
+		.crossrelease = true,
+	};
+	struct kthread_worker *kw;
+
+	lockdep_kunit_expect_xr_report(test);
+	kw = kthread_create_worker(0, "cc_test_kw");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kw));
+	start_actor(test, &waiter, ctx, &ctx->a, NULL, false);
+	lockdep_kunit_until_waiting(&ctx->a, 1);
+	complete(&ctx->a);
+	lockdep_kunit_stop_kthread(&waiter.kt);
+
+	reinit_completion(&ctx->a);
+	start_actor(test, &plain, ctx, &ctx->a, NULL, false);
+	lockdep_kunit_until_waiting(&ctx->a, 1);
+	kthread_init_work(&ctx->kw_take_m, kw_take_m);
+	kthread_init_work(&ctx->kw_complete_a, kw_complete_a);
+	kthread_queue_work(kw, &ctx->kw_take_m);
+	kthread_queue_work(kw, &ctx->kw_complete_a);
+	kthread_flush_worker(kw);
+	lockdep_kunit_stop_kthread(&plain.kt);
+	kthread_destroy_worker(kw);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
+							  "(kthread_worker)cc_test_kw"));
+}
+
+/*
+ * Item 1 takes M on @first, item 2 is queued behind it on @second and
+ * flushed with no lock held, which waits for both on one worker; then
+ * item 2 is queued alone and flushed under M.  On one worker that flush
+ * would wait for item 1 whenever item 1 is queued too: a deadlock.
+ */
+static void kthread_flush_case(struct kthread_worker *first,
+			       struct kthread_worker *second,
+			       struct cc_ctx *ctx)
+{
+	kthread_init_work(&ctx->kw_take_m, kw_take_m);
+	kthread_init_work(&ctx->kw_complete_a, kw_complete_a);
+	kthread_queue_work(first, &ctx->kw_take_m);
+	kthread_queue_work(second, &ctx->kw_complete_a);
+	kthread_flush_work(&ctx->kw_complete_a);
+	kthread_flush_work(&ctx->kw_take_m);
+
+	reinit_completion(&ctx->a);
+	mutex_lock(&ctx->fx.m);
+	kthread_queue_work(second, &ctx->kw_complete_a);
+	kthread_flush_work(&ctx->kw_complete_a);
+	mutex_unlock(&ctx->fx.m);
+}
+
+static void cc_kthread_flush_reported(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(kthread_worker)cc_test_kw", "cc_test_M" },
+		.crossrelease = true,
+	};
+	struct kthread_worker *kw;
+
+	lockdep_kunit_expect_xr_report(test);
+	kw = kthread_create_worker(0, "cc_test_kw");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kw));
+
+	kthread_flush_case(kw, kw, ctx);
+	kthread_destroy_worker(kw);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
+}
+
+/* The same on two workers: item 2 never waits for item 1 */
+static void cc_kthread_flush_two_workers_quiet(struct kunit *test)
+{
+	struct cc_ctx *ctx = test->priv;
+	struct kthread_worker *kw1, *kw2;
+
+	kw1 = kthread_create_worker(0, "cc_test_kw1");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kw1));
+	kw2 = kthread_create_worker(0, "cc_test_kw2");
+	if (IS_ERR(kw2))
+		kthread_destroy_worker(kw1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kw2));
+
+	kthread_flush_case(kw1, kw2, ctx);
+	kthread_destroy_worker(kw2);
+	kthread_destroy_worker(kw1);
+
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
 static struct kunit_case cc_test_cases[] = {
 	KUNIT_CASE(cc_two_completions_reported),
 	KUNIT_CASE(cc_two_completions_timeout_quiet),
 	KUNIT_CASE(cc_folio_and_completion_reported),
 	KUNIT_CASE(cc_ordered_workqueue_reported),
 	KUNIT_CASE(cc_ordinary_workqueue_quiet),
+	KUNIT_CASE(cc_kthread_worker_reported),
+	KUNIT_CASE(cc_kthread_flush_reported),
+	KUNIT_CASE(cc_kthread_flush_two_workers_quiet),
 	{}
 };
 

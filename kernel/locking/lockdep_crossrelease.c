@@ -64,6 +64,25 @@ bool crosslock_enabled(void)
 EXPORT_SYMBOL_GPL(crosslock_enabled);
 
 /*
+ * Tested first by the hooks on hot paths (crosslock_on()).  On from the
+ * start, so that nothing acquired during boot is missed; switched off
+ * before the other CPUs come up if tracking is off, so that a kernel
+ * booted with "crossrelease=off" runs the lock paths of plain lockdep but
+ * for a patched-out branch.  Until then, xr_enabled keeps those hooks
+ * from doing anything.
+ */
+DEFINE_STATIC_KEY_TRUE(crosslock_on_key);
+EXPORT_SYMBOL_GPL(crosslock_on_key);
+
+static int __init xr_key_init(void)
+{
+	if (!xr_enabled)
+		static_branch_disable(&crosslock_on_key);
+	return 0;
+}
+early_initcall(xr_key_init);
+
+/*
  * Bumped by each crosslock acquisition and each freed class; read by every
  * history entry.  64 bits: a folio lock bumps it too, and a wrapped
  * generation would make an old entry look newer than a crosslock.
@@ -79,6 +98,7 @@ static atomic64_t xr_class_freed[MAX_LOCKDEP_KEYS];
 
 /* Crosslock instances with at least one acquisition not yet released. */
 atomic_t crosslock_nr_in_flight = ATOMIC_INIT(0);
+EXPORT_SYMBOL_GPL(crosslock_nr_in_flight);
 
 /* Context instances of interrupts, bumped by lockdep_{hard,soft}irq_enter() */
 DEFINE_PER_CPU(unsigned int, crosslock_hardirq_seq);
@@ -285,11 +305,19 @@ static void xr_stack_publish(struct xr_stack_slot *s, unsigned int class_idx,
  */
 static unsigned long xr_last_ip[MAX_LOCKDEP_KEYS][2];
 
+/* Was @ip one of the two call sites whose stacks @class_idx saw last? */
+static bool xr_stack_seen_last(unsigned int class_idx, unsigned long ip)
+{
+	unsigned long *last = xr_last_ip[class_idx];
+
+	return READ_ONCE(last[0]) == ip || READ_ONCE(last[1]) == ip;
+}
+
 static bool xr_stack_recent(unsigned int class_idx, unsigned long ip)
 {
 	unsigned long *last = xr_last_ip[class_idx];
 
-	if (likely(READ_ONCE(last[0]) == ip || READ_ONCE(last[1]) == ip))
+	if (likely(xr_stack_seen_last(class_idx, ip)))
 		return true;
 	WRITE_ONCE(last[1], READ_ONCE(last[0]));
 	WRITE_ONCE(last[0], ip);
@@ -572,7 +600,8 @@ void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock)
  * Called from lock_acquire() with interrupts disabled, when a lock taken
  * under its nest lock joined the held lock of its class on top of the
  * stack (the ww_mutex and dma_resv pattern) instead of being pushed: it
- * is an acquisition all the same.  Rare, so never implied nor repeated.
+ * is an acquisition all the same.  Rare, so never implied nor repeated;
+ * only called while a crosslock is in flight (crosslock_lock_acquired()).
  */
 void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
 			       unsigned long ip)
@@ -580,8 +609,7 @@ void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
 	struct held_lock *top = curr->held_locks + curr->lockdep_depth - 1;
 	unsigned int irq_context = top->irq_context;
 
-	if (!atomic_read(&crosslock_nr_in_flight) || trylock || !top->check ||
-	    curr->crosslock.hidden)
+	if (trylock || !top->check || curr->crosslock.hidden)
 		return;
 	xr_hist_write(curr, top->class_idx, ip, irq_context,
 		      top->read & CROSSLOCK_HIST_READ_MASK);
@@ -775,8 +803,6 @@ void crosslock_acquire(struct crosslock *xmap, int trylock,
 
 	if (!xr_enabled || !xr_usable(xmap, "acquire"))
 		return;
-	if (!trylock)
-		xr_check_wait(&xmap->map, ip);
 
 	raw_local_irq_save(flags);
 	xr_acquired(xmap, ip);
@@ -784,7 +810,10 @@ void crosslock_acquire(struct crosslock *xmap, int trylock,
 		current->crosslock.nr_waits++;
 	raw_local_irq_restore(flags);
 
+	/* marks the class first: see crosslock_owner_wait() */
 	xr_note_acquire(&xmap->map, trylock ? 0 : CROSSLOCK_HIST_WAIT, ip, true);
+	if (!trylock)
+		xr_check_wait(&xmap->map, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_acquire);
 
@@ -1226,15 +1255,16 @@ static u64 xr_owner_gen(unsigned int low)
  */
 void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 {
-	/*
-	 * With no lock held, nothing depends on the wait now; with no
-	 * crosslock in flight, no commit can use its entry later.
-	 */
-	if (!xr_enabled ||
-	    (!current->lockdep_depth && !atomic_read(&crosslock_nr_in_flight)))
+	if (!xr_enabled || !crosslock_owner_wait_needed(current->lockdep_depth))
 		return;
-	xr_check_wait(map, ip);
+	/*
+	 * Mark the class as a crosslock's before the check: a class that
+	 * is also a plain lock map's (a kthread_worker's order, a work
+	 * item's flush) may close a cycle at its first wait, and a cycle
+	 * through a crosslock is reported without switching lockdep off.
+	 */
 	xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED, ip, true);
+	xr_check_wait(map, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
@@ -1250,12 +1280,23 @@ EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 			     unsigned long ip)
 {
+	int class_idx;
+
 	if (!xr_enabled)
 		return;
 	o->ip = ip;
 	o->pid = task_pid_nr(current);
 	o->gen = xr_next_gen();
 	atomic_inc(&crosslock_nr_in_flight);
+	/*
+	 * An acquisition writes no history: all it has to do is mark the
+	 * class and save the call site's stack, once.  Most find both done
+	 * and need neither lockdep's recursion guard nor interrupts off.
+	 */
+	class_idx = crosslock_cached_class_idx(map);
+	if (likely(class_idx >= 0 && test_bit(class_idx, crosslock_classes) &&
+		   xr_stack_seen_last(class_idx, ip)))
+		return;
 	xr_note_acquire(map, 0, ip, true);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);

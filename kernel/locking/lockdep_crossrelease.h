@@ -25,6 +25,7 @@ bool crosslock_lockdep_enter(unsigned long *flags);
 bool crosslock_key_assignable(const struct lockdep_map *lock);
 void crosslock_lockdep_exit(unsigned long flags);
 int crosslock_class_idx(struct lockdep_map *lock);
+int crosslock_cached_class_idx(const struct lockdep_map *lock);
 struct lock_trace *crosslock_save_trace(void);
 void crosslock_print_trace(const struct lock_trace *trace, unsigned int spaces);
 /* What crosslock_add_dep() did with a dependency */
@@ -41,7 +42,6 @@ enum crosslock_dep_result crosslock_add_dep(struct held_lock *prev,
 
 /* --- Provided by the engine for lockdep.c --- */
 
-extern atomic_t crosslock_nr_in_flight;
 extern atomic64_t crosslock_gen;
 
 void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock);
@@ -131,17 +131,28 @@ static __always_inline bool crosslock_hist_repeats(const struct task_struct *cur
 }
 
 /*
- * Called for every successful typical-lock acquisition.  An acquisition
- * made while no crosslock is in flight can never become a crossrelease
- * dependency (its generation precedes every later crosslock), so the
- * common case costs one read of a global counter; a lock taken again and
- * again while one is in flight costs a few compares.
+ * Called by lock_acquire() with what __lock_acquire() returned: 1 for a
+ * lock pushed on the held-lock stack, 2 for one merged into the held lock
+ * of its class (under a nest lock), 0 for none.  An acquisition made while
+ * no crosslock is in flight can never become a crossrelease dependency
+ * (its generation precedes every later crosslock): after a boot with
+ * "crossrelease=off" this costs a patched-out branch, with nothing in
+ * flight one read of a global counter, and a lock taken again and again
+ * while one is in flight a few compares.
  */
-static __always_inline void crosslock_hist_add(struct task_struct *curr,
-					       struct held_lock *hlock)
+static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
+						    int ret, int trylock,
+						    unsigned long ip)
 {
-	if (!atomic_read(&crosslock_nr_in_flight))
+	struct held_lock *hlock;
+
+	if (!crosslock_on() || !atomic_read(&crosslock_nr_in_flight) || !ret)
 		return;
+	if (ret == 2) {
+		crosslock_hist_add_merged(curr, trylock, ip);
+		return;
+	}
+	hlock = curr->held_locks + curr->lockdep_depth - 1;
 	if (crosslock_hist_repeats(curr, hlock))
 		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_REPEATED);
 	else
@@ -150,10 +161,9 @@ static __always_inline void crosslock_hist_add(struct task_struct *curr,
 
 #else /* !CONFIG_LOCKDEP_CROSSRELEASE */
 
-static inline void crosslock_hist_add(struct task_struct *curr,
-				      struct held_lock *hlock) { }
-static inline void crosslock_hist_add_merged(struct task_struct *curr,
-					     int trylock, unsigned long ip) { }
+static inline void crosslock_lock_acquired(struct task_struct *curr,
+					   int ret, int trylock,
+					   unsigned long ip) { }
 static inline void crosslock_init_task(struct task_struct *task) { }
 static inline void crosslock_zap_class(unsigned int class_idx) { }
 static inline bool crosslock_print_commit_header(struct held_lock *src,

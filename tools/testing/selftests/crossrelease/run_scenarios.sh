@@ -102,7 +102,7 @@ lockdep_on() { [ "$(lockdep_stat debug_locks)" = 1 ]; }
 
 went_on() { report_has "$went_on" && lockdep_on; }
 
-# run_one <name> <report|quiet> <feature> <from> <to>
+# run_one <name> <report|wait|quiet|alone> <feature> <from> <to>
 run_one() {
 	name=$1 expect=$2 feat=$3 from=$4 to=$5
 	t_n=0
@@ -128,9 +128,11 @@ run_one() {
 	cls_from=${from%\*}
 	cls_to=${to%\*}
 	if [ "$expect" != quiet ]; then
+		closed="by a release: 'is releasing crosslock'"
+		[ "$expect" = wait ] && closed="by a wait: 'is trying to acquire lock'"
 		for what in "dmesg has '$circular'" \
 			    "the report names $cls_from and $cls_to" \
-			    "the report is closed by a release: 'is releasing crosslock'" \
+			    "the report is closed $closed" \
 			    "lockdep went on: '$went_on', debug_locks 1"; do
 			if [ -n "$why" ]; then
 				t_skip "$what" "$why"
@@ -141,9 +143,11 @@ run_one() {
 				t_check "$what" report_has "$circular" ;;
 			*names*)
 				t_check "$what" report_names ;;
-			*releasing*)
+			*closed*)
 				if [ "$feat" = lockdep ]; then
 					t_skip "$what" "a plain ABBA, no crosslock"
+				elif [ "$expect" = wait ]; then
+					t_check "$what" report_has "is trying to acquire lock"
 				else
 					t_check "$what" report_has "is releasing crosslock"
 				fi ;;
