@@ -25,6 +25,9 @@ DECLARE_STATIC_KEY_TRUE(crosslock_on_key);
  * "crossrelease=off" it is a patched-out branch, and the hook costs
  * nothing more.  True during early boot either way; what it guards
  * checks crosslock_enabled() again.
+ *
+ * Return: false after a boot with "crossrelease=off", once early
+ * initcalls have run; true otherwise.
  */
 static __always_inline bool crosslock_on(void)
 {
@@ -65,6 +68,9 @@ extern atomic_t crosslock_nr_in_flight;
  * With no lock held nothing depends on the wait now, and with no
  * crosslock in flight no commit can use its history entry later: the
  * primitive need not even look up the class for crosslock_owner_wait().
+ *
+ * Return: true if the wait would make a held lock depend on the crosslock
+ * or could be committed later.
  */
 static __always_inline bool crosslock_owner_wait_needed(unsigned int depth)
 {
