@@ -13,6 +13,8 @@
 #   make bench    plain vs crossrelease off/on: one table, build/bench/table.md
 #   make soak     distro-class kernel under stress-ng/fio/fs/dm/md/swap/OOM/
 #                 hotplug/modules, crossrelease on then off; build/soak/table.md
+#   make bugs     real deadlocks written back: buggy tree with crossrelease,
+#                 with stock lockdep, fixed tree; build/bugs/table.md
 #   make torture  lockdep selftests, locktorture/rcutorture, KASAN, debug
 #                 objects, small tables, lifecycle faults; build/torture/table.md
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
@@ -26,7 +28,7 @@ ARGS ?=
 S := scripts
 
 .NOTPARALLEL:
-.PHONY: demo test series export absorb check-overlay bench soak torture shell kunit deps tree build initramfs clean distclean
+.PHONY: demo test series export absorb check-overlay bench soak torture bugs shell kunit deps tree build initramfs clean distclean
 
 demo: initramfs
 	@bash $(S)/demo.sh $(V) $(ARGS)
@@ -80,6 +82,11 @@ soak: deps tree
 # the "torture" and "tables" kernels (build/out-torture, build/out-tables)
 torture: deps tree
 	@bash $(S)/torture.sh all
+
+# real deadlocks written back (bugs/*/), three boots each (build/bugs/
+# table.md); BUGS="case ..." runs some of them.  Not part of CI.
+bugs: deps tree
+	@bash $(S)/bugs.sh all $(BUGS)
 
 clean:
 	@echo ">> clean: removing build outputs (keeping build/linux and build/ccache)"

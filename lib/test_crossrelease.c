@@ -2,7 +2,7 @@
 /*
  * Deadlock scenarios for lockdep crossrelease, run one at a time on request,
  * with the kernel's ordinary API only: mutexes, completions, folio locks,
- * kthreads, kthread_workers, work items and timers.
+ * writeback, buffer locks, kthreads, kthread_workers, work items and timers.
  *
  *   echo completion_wait_under_mutex > /sys/kernel/debug/test_crossrelease/run
  *   cat /sys/kernel/debug/test_crossrelease/run        (the names)
@@ -27,12 +27,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/buffer_head.h>
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/kthread.h>
+#include <linux/lockdep_buflock.h>
+#include <linux/lockdep_pagelock.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
@@ -65,6 +68,7 @@ struct xr_page {
 static struct xr_page xr_folio_abba, xr_folio_abba_quiet;
 static struct xr_page xr_folio_wait, xr_folio_wait_quiet;
 static struct xr_page xr_folio_work, xr_folio_work_quiet;
+static struct xr_page xr_writeback, xr_writeback_quiet;
 
 /* --- Helpers: a waiter kthread and a way to know it waits --- */
 
@@ -330,6 +334,163 @@ static int scenario_folio_wait(bool quiet)
 	xr_thread_stop(&z);
 out:
 	xr_page_end(p);
+	return ret;
+}
+
+/* X: start writeback of B, the way a file system's writepages does */
+static void step_start_writeback(struct xr_page *p)
+{
+	folio_lock(p->folio);
+	folio_start_writeback(p->folio);
+	folio_unlock(p->folio);
+}
+
+/* Z: the I/O completion work: take A, then end writeback of B */
+static void step_take_a_end_writeback(struct xr_page *p)
+{
+	mutex_lock(&p->mutex);
+	mutex_unlock(&p->mutex);
+	folio_end_writeback(p->folio);
+}
+
+/* Z, quiet twin: end writeback of B, then take A */
+static void step_end_writeback_take_a(struct xr_page *p)
+{
+	folio_end_writeback(p->folio);
+	mutex_lock(&p->mutex);
+	mutex_unlock(&p->mutex);
+}
+
+/*
+ * Waiting for writeback under a mutex that the end of writeback needs:
+ *
+ *	X (kthread):	folio_lock(B), folio_start_writeback(B), folio_unlock(B)
+ *	Z (kthread):	mutex_lock(A), mutex_unlock(A), folio_end_writeback(B)
+ *	Y (this task):	mutex_lock(A), wait_on_page_writeback(B)
+ *
+ * Y would wait for ever if Z were still to take A.  Y runs last, once B's
+ * writeback has ended: the wait closes the cycle all the same.  Quiet
+ * twin: Z takes A only after it has ended writeback.
+ */
+static int scenario_writeback(bool quiet)
+{
+	struct xr_page *p = quiet ? &xr_writeback_quiet : &xr_writeback;
+	struct xr_thread x, z;
+	int ret;
+
+	ret = xr_page_begin(p);
+	if (ret)
+		return ret;
+	ret = xr_thread_start(&x, "xr_wb_x", step_start_writeback, p);
+	if (ret)
+		goto out;
+	xr_thread_stop(&x);
+	ret = xr_thread_start(&z, "xr_wb_z", quiet ? step_end_writeback_take_a :
+				  step_take_a_end_writeback, p);
+	if (ret) {
+		folio_end_writeback(p->folio);
+		goto out;
+	}
+	xr_thread_stop(&z);
+
+	mutex_lock(&p->mutex);
+	wait_on_page_writeback(&p->folio->page);
+	mutex_unlock(&p->mutex);
+out:
+	xr_page_end(p);
+	return ret;
+}
+
+/*
+ * Buffer locks: a buffer head is locked under mutex A, while another, of
+ * the same class, is locked by X and unlocked by Z after Z took A:
+ *
+ *	X (kthread):	lock_buffer(B2)
+ *	Z (kthread):	mutex_lock(A), mutex_unlock(A), unlock_buffer(B2)
+ *	Y (this task):	mutex_lock(A), lock_buffer(B1)
+ *
+ * Quiet twin: Z unlocks B2 before it takes A.
+ */
+struct xr_buffer {
+	struct mutex mutex;			/* A */
+	struct buffer_head *b1, *b2;
+	struct task_struct *x, *z;
+	struct completion locked, done;
+	bool quiet;
+};
+
+static struct xr_buffer xr_bh, xr_bh_quiet;
+
+static int buffer_x(void *data)
+{
+	struct xr_buffer *b = data;
+
+	lock_buffer(b->b2);
+	complete(&b->locked);
+	return 0;
+}
+
+static void buffer_take_a(struct xr_buffer *b)
+{
+	mutex_lock(&b->mutex);
+	mutex_unlock(&b->mutex);
+}
+
+static int buffer_z(void *data)
+{
+	struct xr_buffer *b = data;
+
+	if (!b->quiet)
+		buffer_take_a(b);
+	unlock_buffer(b->b2);
+	if (b->quiet)
+		buffer_take_a(b);
+	complete(&b->done);
+	return 0;
+}
+
+/* Run @fn in a kthread to its end; the kthread exits by itself. */
+static int buffer_run(int (*fn)(void *), struct xr_buffer *b,
+		      struct completion *c, const char *name)
+{
+	struct task_struct *t;
+
+	reinit_completion(c);
+	t = kthread_run(fn, b, "%s", name);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wait_for_completion(c);
+	return 0;
+}
+
+static int scenario_buffer(bool quiet)
+{
+	struct xr_buffer *b = quiet ? &xr_bh_quiet : &xr_bh;
+	int ret = -ENOMEM;
+
+	b->quiet = quiet;
+	b->b1 = alloc_buffer_head(GFP_KERNEL);
+	b->b2 = alloc_buffer_head(GFP_KERNEL);
+	if (!b->b1 || !b->b2)
+		goto out;
+	ret = buffer_run(buffer_x, b, &b->locked, "xr_bh_x");
+	if (ret)
+		goto out;
+	ret = buffer_run(buffer_z, b, &b->done, "xr_bh_z");
+	if (ret) {
+		unlock_buffer(b->b2);
+		goto out;
+	}
+
+	mutex_lock(&b->mutex);
+	lock_buffer(b->b1);
+	unlock_buffer(b->b1);
+	mutex_unlock(&b->mutex);
+out:
+	if (b->b1)
+		free_buffer_head(b->b1);
+	if (b->b2)
+		free_buffer_head(b->b2);
 	return ret;
 }
 
@@ -648,6 +809,10 @@ static const struct scenario scenarios[] = {
 	{ "folio_unlock_from_work_quiet",      scenario_folio_work,       true },
 	{ "go_on_then_implied_cycle",          scenario_go_on,            false },
 	{ "go_on_then_abba",                   scenario_go_on,            true },
+	{ "writeback_wait_under_mutex",        scenario_writeback,        false },
+	{ "writeback_wait_under_mutex_quiet",  scenario_writeback,        true },
+	{ "buffer_lock_under_mutex",           scenario_buffer,           false },
+	{ "buffer_lock_under_mutex_quiet",     scenario_buffer,           true },
 	{ "kthread_worker_flush",              scenario_kthread_flush,    false },
 	{ "kthread_worker_flush_quiet",        scenario_kthread_flush,    true },
 	{ "userret",                           scenario_userret,          false },
@@ -685,7 +850,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 static ssize_t run_read(struct file *file, char __user *ubuf, size_t len,
 			loff_t *ppos)
 {
-	char buf[512];
+	char buf[1024];
 	int i, n = 0;
 
 	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
@@ -710,6 +875,8 @@ static int features_show(struct seq_file *m, void *unused)
 	seq_printf(m, "completions %d\n",
 		   IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS));
 	seq_printf(m, "pagelock %d\n", IS_ENABLED(CONFIG_LOCKDEP_PAGELOCK));
+	seq_printf(m, "writeback %d\n", crosslock_writeback_enabled());
+	seq_printf(m, "buflock %d\n", crosslock_buffer_enabled());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(features);
@@ -780,6 +947,14 @@ static int __init test_crossrelease_init(void)
 	mutex_init(&xr_folio_wait_quiet.mutex);
 	mutex_init(&xr_folio_work.mutex);
 	mutex_init(&xr_folio_work_quiet.mutex);
+	mutex_init(&xr_writeback.mutex);
+	mutex_init(&xr_writeback_quiet.mutex);
+	mutex_init(&xr_bh.mutex);
+	mutex_init(&xr_bh_quiet.mutex);
+	init_completion(&xr_bh.locked);
+	init_completion(&xr_bh.done);
+	init_completion(&xr_bh_quiet.locked);
+	init_completion(&xr_bh_quiet.done);
 	INIT_WORK(&xr_folio_work.work, folio_work_z);
 	INIT_WORK(&xr_folio_work_quiet.work, folio_work_z);
 	timer_setup(&xr_folio_work.timer, folio_work_unlock_timer, 0);

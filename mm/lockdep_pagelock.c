@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Folio locks (PG_locked) as lockdep crosslocks.
+ * Folio locks (PG_locked), and folio writeback (PG_writeback), as lockdep
+ * crosslocks.
  *
  * A folio lock is often taken by a task and dropped by someone else, an
  * I/O completion most of the time, so lockdep's held-lock stack cannot
@@ -17,7 +18,9 @@
  *
  * The class is looked up from folio->mapping at each step, so a folio
  * added to the page cache while locked is unlocked in the class its
- * waiters saw.  For each class:
+ * waiters saw; a folio that left its mapping while locked (truncated,
+ * migrated) is unlocked in the class it was locked in, kept next to the
+ * owner.  For each class:
  *
  *  - a sleeping acquisition, or a wait for the unlock alone, makes every
  *    lock the waiter holds depend on the class (crosslock_owner_wait());
@@ -28,6 +31,13 @@
  *
  * The folio is never put on the held-lock stack, so locking several folios
  * is not recursive locking and an unlock elsewhere is not a bad unlock.
+ *
+ * Writeback (CONFIG_LOCKDEP_WRITEBACK) is the same kind of lock on another
+ * bit: folio_start_writeback() acquires it, folio_end_writeback() (most
+ * often an I/O completion, or the work item that finishes an I/O) commits
+ * and releases it, and folio_wait_writeback() waits for it.  Its classes
+ * are named "(PG_writeback)..." after the same owners, and its state is a
+ * second slot in the same page_ext.
  * The per-folio state lives in page_ext (struct page does not grow for a
  * debug feature); "lockdep_pagelock=off" on the command line does not even
  * allocate it.  See Documentation/locking/crossrelease.rst.
@@ -44,7 +54,20 @@
 #include <linux/page_ext.h>
 #include <linux/string.h>
 
+/* The folio bits tracked, each a crosslock with a state slot in page_ext */
+enum folio_bit {
+	FOLIO_LOCKED,
+	FOLIO_WRITEBACK,
+	NR_FOLIO_BITS
+};
+
+static const char *const folio_bit_names[NR_FOLIO_BITS] = {
+	[FOLIO_LOCKED]		= "PG_locked",
+	[FOLIO_WRITEBACK]	= "PG_writeback",
+};
+
 static bool pagelock_wanted __initdata = true;
+static bool writeback_wanted __initdata = IS_ENABLED(CONFIG_LOCKDEP_WRITEBACK);
 
 static int __init lockdep_pagelock_setup(char *str)
 {
@@ -54,17 +77,35 @@ static int __init lockdep_pagelock_setup(char *str)
 }
 early_param("lockdep_pagelock", lockdep_pagelock_setup);
 
+static int __init lockdep_writeback_setup(char *str)
+{
+	if (str && !strcmp(str, "off"))
+		writeback_wanted = false;
+	return 0;
+}
+early_param("lockdep_writeback", lockdep_writeback_setup);
+
 /* Off until page_ext has room for every folio's state. */
 DEFINE_STATIC_KEY_FALSE(crosslock_folio_key);
 EXPORT_SYMBOL_GPL(crosslock_folio_key);
+DEFINE_STATIC_KEY_FALSE(crosslock_writeback_key);
+EXPORT_SYMBOL_GPL(crosslock_writeback_key);
 
-static struct lock_class_key pagelock_key;
-static struct lockdep_map pagelock_map =
-	STATIC_LOCKDEP_MAP_INIT("(PG_locked)folio", &pagelock_key);
+static struct lock_class_key folio_keys[NR_FOLIO_BITS];
+static struct lockdep_map folio_maps[NR_FOLIO_BITS] = {
+	[FOLIO_LOCKED] = STATIC_LOCKDEP_MAP_INIT("(PG_locked)folio",
+						 &folio_keys[FOLIO_LOCKED]),
+	[FOLIO_WRITEBACK] = STATIC_LOCKDEP_MAP_INIT("(PG_writeback)folio",
+						    &folio_keys[FOLIO_WRITEBACK]),
+};
 
-static struct lock_class_key anon_key;
-static struct lockdep_map anon_map =
-	STATIC_LOCKDEP_MAP_INIT("(PG_locked)anon", &anon_key);
+static struct lock_class_key anon_keys[NR_FOLIO_BITS];
+static struct lockdep_map anon_maps[NR_FOLIO_BITS] = {
+	[FOLIO_LOCKED] = STATIC_LOCKDEP_MAP_INIT("(PG_locked)anon",
+						 &anon_keys[FOLIO_LOCKED]),
+	[FOLIO_WRITEBACK] = STATIC_LOCKDEP_MAP_INIT("(PG_writeback)anon",
+						    &anon_keys[FOLIO_WRITEBACK]),
+};
 
 /*
  * Folios are locked by the code of their address_space_operations: a
@@ -80,9 +121,9 @@ static struct lockdep_map anon_map =
 
 struct aops_folio_class {
 	const struct address_space_operations	*aops;
-	struct lockdep_map			map;
-	struct lock_class_key			key;
-	char					name[AOPS_NAME_LEN];
+	struct lockdep_map			map[NR_FOLIO_BITS];
+	struct lock_class_key			key[NR_FOLIO_BITS];
+	char					name[NR_FOLIO_BITS][AOPS_NAME_LEN];
 };
 
 static struct aops_folio_class aops_classes[AOPS_CLASSES];
@@ -94,7 +135,7 @@ static struct aops_folio_class *aops_slot(const void *aops, int probe)
 			     (AOPS_CLASSES - 1)];
 }
 
-static struct lockdep_map *aops_class_find(const void *aops)
+static struct aops_folio_class *aops_class_find(const void *aops)
 {
 	int i;
 
@@ -104,7 +145,7 @@ static struct lockdep_map *aops_class_find(const void *aops)
 		const void *a = smp_load_acquire(&c->aops);
 
 		if (a == aops)
-			return &c->map;
+			return c;
 		if (!a)
 			break;
 	}
@@ -112,74 +153,88 @@ static struct lockdep_map *aops_class_find(const void *aops)
 }
 
 /* Takes no lock lockdep sees: called from the folio-lock hooks. */
-static struct lockdep_map *aops_class_add(const struct address_space_operations *aops,
-					  const char *fs_name)
+/* One class per bit: "(PG_locked)ext4:ext4_aops", "(PG_writeback)ext4:..." */
+static void aops_class_init(struct aops_folio_class *c,
+			    const struct address_space_operations *aops,
+			    const char *fs_name)
 {
-	struct lockdep_map *map;
+	int bit;
+
+	for (bit = 0; bit < NR_FOLIO_BITS; bit++) {
+		snprintf(c->name[bit], AOPS_NAME_LEN, "(%s)%s:%ps",
+			 folio_bit_names[bit], fs_name, aops);
+		lockdep_init_map(&c->map[bit], c->name[bit], &c->key[bit], 0);
+	}
+}
+
+/* Takes no lock lockdep sees: called from the folio-lock hooks. */
+static struct aops_folio_class *aops_class_add(const struct address_space_operations *aops,
+					       const char *fs_name)
+{
+	struct aops_folio_class *found;
 	unsigned long flags;
 	int i;
 
 	lockdep_off();
 	raw_spin_lock_irqsave(&aops_classes_lock, flags);
-	map = aops_class_find(aops);
-	for (i = 0; !map && i < AOPS_PROBES; i++) {
+	found = aops_class_find(aops);
+	for (i = 0; !found && i < AOPS_PROBES; i++) {
 		struct aops_folio_class *c = aops_slot(aops, i);
 
 		if (c->aops)
 			continue;
-		snprintf(c->name, AOPS_NAME_LEN, "(PG_locked)%s:%ps",
-			 fs_name, aops);
-		lockdep_init_map(&c->map, c->name, &c->key, 0);
-		/* publish the map and its name before the aops that find it */
+		aops_class_init(c, aops, fs_name);
+		/* publish the maps and their names before the aops that find them */
 		smp_store_release(&c->aops, aops);
-		map = &c->map;
+		found = c;
 	}
 	raw_spin_unlock_irqrestore(&aops_classes_lock, flags);
 	lockdep_on();
-	return map;
+	return found;
 }
 
 static struct lockdep_map *mapping_folio_class(struct address_space *mapping,
-					       struct inode *host)
+					       struct inode *host,
+					       enum folio_bit bit)
 {
 	const struct address_space_operations *aops = READ_ONCE(mapping->a_ops);
 	struct file_system_type *type = host->i_sb->s_type;
-	struct lockdep_map *map;
+	struct aops_folio_class *c;
 
-	map = aops_class_find(aops);
-	if (likely(map))
-		return map;
-	map = aops_class_add(aops, type->name);
-	if (!map)
-		pr_warn_once("no room for the folio class of %ps (%s): its folios share \"(PG_locked)folio\"\n",
-			     aops, type->name);
-	return map;
+	c = aops_class_find(aops);
+	if (unlikely(!c))
+		c = aops_class_add(aops, type->name);
+	if (likely(c))
+		return &c->map[bit];
+	pr_warn_once("no room for the folio classes of %ps (%s): its folios share \"(PG_locked)folio\"\n",
+		     aops, type->name);
+	return NULL;
 }
 
 /*
- * The class of @folio's lock.  The inode and super block behind a mapping
+ * The class of @folio's @bit.  The inode and super block behind a mapping
  * are freed after an RCU grace period; a preempt-disabled section is an
  * RCU reader and, unlike rcu_read_lock(), costs lockdep nothing.
  */
-static struct lockdep_map *folio_lock_class(struct folio *folio)
+static struct lockdep_map *folio_class(struct folio *folio, enum folio_bit bit)
 {
 	struct lockdep_map *map = NULL;
 	struct address_space *mapping;
 	struct inode *host;
 
 	if (folio_test_swapcache(folio))
-		return &anon_map;
+		return &anon_maps[bit];
 	preempt_disable_notrace();
 	mapping = READ_ONCE(folio->mapping);
 	if ((unsigned long)mapping & PAGE_MAPPING_ANON) {
-		map = &anon_map;
+		map = &anon_maps[bit];
 	} else if (mapping && !((unsigned long)mapping & PAGE_MAPPING_FLAGS)) {
 		host = READ_ONCE(mapping->host);
 		if (host)
-			map = mapping_folio_class(mapping, host);
+			map = mapping_folio_class(mapping, host, bit);
 	}
 	preempt_enable_notrace();
-	return map ?: &pagelock_map;
+	return map ?: &folio_maps[bit];
 }
 
 /**
@@ -190,22 +245,51 @@ static struct lockdep_map *folio_lock_class(struct folio *folio)
  */
 const char *crosslock_folio_class_name(struct folio *folio)
 {
-	return folio_lock_class(folio)->name;
+	return folio_class(folio, FOLIO_LOCKED)->name;
 }
 EXPORT_SYMBOL_GPL(crosslock_folio_class_name);
 
+/**
+ * crosslock_writeback_class_name - the name of @folio's writeback class
+ * @folio: the folio
+ *
+ * For tests.
+ *
+ * Return: the class name, e.g. "(PG_writeback)ext4:ext4_aops".
+ */
+const char *crosslock_writeback_class_name(struct folio *folio)
+{
+	return folio_class(folio, FOLIO_WRITEBACK)->name;
+}
+EXPORT_SYMBOL_GPL(crosslock_writeback_class_name);
+
+/*
+ * How many bits have a slot: writeback's comes second, so that folio
+ * locks alone cost one slot.  Set by need(), before page_ext sizes itself.
+ */
+static unsigned int nr_folio_slots __ro_after_init;
+
 static bool __init need_lockdep_pagelock(void)
 {
-	return pagelock_wanted && crosslock_enabled();
+	if (!pagelock_wanted || !crosslock_enabled())
+		return false;
+	nr_folio_slots = writeback_wanted ? 2 : 1;
+	/* an owner per bit, then a class id per bit (rounded up to a word) */
+	crosslock_folio_ops.size = nr_folio_slots * sizeof(struct crosslock_owner) +
+				   sizeof(u64);
+	return true;
 }
 
 static void __init init_lockdep_pagelock(void)
 {
-	if (!need_lockdep_pagelock())
+	if (!nr_folio_slots)
 		return;
 	static_branch_enable(&crosslock_folio_key);
-	pr_info("tracking folio locks, %zu bytes per page\n",
-		sizeof(struct crosslock_owner));
+	if (nr_folio_slots > FOLIO_WRITEBACK)
+		static_branch_enable(&crosslock_writeback_key);
+	pr_info("tracking folio locks%s, %zu bytes per page\n",
+		nr_folio_slots > FOLIO_WRITEBACK ? " and writeback" : "",
+		crosslock_folio_ops.size);
 }
 
 struct page_ext_operations crosslock_folio_ops = {
@@ -214,10 +298,58 @@ struct page_ext_operations crosslock_folio_ops = {
 	.init = init_lockdep_pagelock,
 };
 
-/* A folio's lock state is kept in the page_ext of its first page. */
-static struct crosslock_owner *folio_owner(struct page_ext *page_ext)
+/*
+ * What a bit's slot holds: the owner, and the class the bit was taken in,
+ * for a release that finds the folio gone from its mapping (truncated, or
+ * the source of a migration): it commits in the class its waiters saw.
+ */
+struct folio_state {
+	struct crosslock_owner	owner;
+	u8			class_id;
+};
+
+#define FOLIO_CLASS_NONE	0	/* folio_maps[] */
+#define FOLIO_CLASS_ANON	1	/* anon_maps[] */
+#define FOLIO_CLASS_AOPS	2	/* + the index in aops_classes[] */
+static_assert(FOLIO_CLASS_AOPS + AOPS_CLASSES <= U8_MAX);
+
+static u8 folio_class_id(struct lockdep_map *map, enum folio_bit bit)
 {
-	return (void *)page_ext + crosslock_folio_ops.offset;
+	unsigned long off = (void *)map - (void *)aops_classes;
+
+	if (map == &anon_maps[bit])
+		return FOLIO_CLASS_ANON;
+	if (off < sizeof(aops_classes))
+		return FOLIO_CLASS_AOPS + off / sizeof(struct aops_folio_class);
+	return FOLIO_CLASS_NONE;
+}
+
+static struct lockdep_map *folio_class_of_id(u8 id, enum folio_bit bit)
+{
+	if (id == FOLIO_CLASS_ANON)
+		return &anon_maps[bit];
+	if (id >= FOLIO_CLASS_AOPS)
+		return &aops_classes[id - FOLIO_CLASS_AOPS].map[bit];
+	return &folio_maps[bit];
+}
+
+/*
+ * A folio's state is kept in the page_ext of its first page: an owner per
+ * bit, then a class id per bit.
+ */
+static struct crosslock_owner *folio_owner(struct page_ext *page_ext,
+					   enum folio_bit bit)
+{
+	struct crosslock_owner *slots = (void *)page_ext + crosslock_folio_ops.offset;
+
+	return &slots[bit];
+}
+
+static u8 *folio_owner_class(struct page_ext *page_ext, enum folio_bit bit)
+{
+	struct crosslock_owner *slots = (void *)page_ext + crosslock_folio_ops.offset;
+
+	return (u8 *)&slots[nr_folio_slots] + bit;
 }
 
 /*
@@ -232,14 +364,14 @@ static struct crosslock_owner *folio_owner(struct page_ext *page_ext)
  */
 
 /* The page_ext of @page, with preemption disabled; NULL (and enabled) if none */
-static struct crosslock_owner *folio_owner_get(struct page *page)
+static struct page_ext *folio_owner_get(struct page *page)
 {
 	struct page_ext *page_ext;
 
 	preempt_disable_notrace();
 	page_ext = page_ext_get_raw(page);
 	if (page_ext)
-		return folio_owner(page_ext);
+		return page_ext;
 	preempt_enable_notrace();
 	return NULL;
 }
@@ -249,39 +381,107 @@ static void folio_owner_put(void)
 	preempt_enable_notrace();
 }
 
-/* Put @new in the page_ext of @page and return the old state in @old. */
-static bool folio_swap_owner(struct page *page, const struct crosslock_owner *new,
-			     struct crosslock_owner *old)
+/* Put @new in @bit's slot of @page and return the old state in @old. */
+static bool folio_swap_state(struct page *page, enum folio_bit bit,
+			     const struct folio_state *new,
+			     struct folio_state *old)
 {
-	struct crosslock_owner *o = folio_owner_get(page);
+	struct page_ext *page_ext = folio_owner_get(page);
+	struct crosslock_owner *o;
+	u8 *class_id;
 
-	if (!o)
+	if (!page_ext)
 		return false;
-	old->ip = READ_ONCE(o->ip);
-	old->pid = READ_ONCE(o->pid);
-	old->gen = READ_ONCE(o->gen);
-	WRITE_ONCE(o->ip, new->ip);
-	WRITE_ONCE(o->pid, new->pid);
-	WRITE_ONCE(o->gen, new->gen);
+	o = folio_owner(page_ext, bit);
+	class_id = folio_owner_class(page_ext, bit);
+	old->owner.ip = READ_ONCE(o->ip);
+	old->owner.pid = READ_ONCE(o->pid);
+	old->owner.gen = READ_ONCE(o->gen);
+	old->class_id = READ_ONCE(*class_id);
+	WRITE_ONCE(o->ip, new->owner.ip);
+	WRITE_ONCE(o->pid, new->owner.pid);
+	WRITE_ONCE(o->gen, new->owner.gen);
+	WRITE_ONCE(*class_id, new->class_id);
 	folio_owner_put();
 	return true;
 }
 
-/* Move the lock's state out of the page_ext of @page; false if none. */
-static bool folio_take_owner(struct page *page, struct crosslock_owner *owner)
+/* Move @bit's state out of the page_ext of @page; false if none. */
+static bool folio_take_state(struct page *page, enum folio_bit bit,
+			     struct folio_state *state)
 {
-	static const struct crosslock_owner none;
+	static const struct folio_state none;
 
-	return folio_swap_owner(page, &none, owner);
+	return folio_swap_state(page, bit, &none, state);
+}
+
+/* What the hooks of every bit do: wait, acquire, release */
+
+static void folio_bit_wait(struct folio *folio, enum folio_bit bit,
+			   unsigned long ip)
+{
+	/* the class is looked up only for a wait anything depends on */
+	if (crosslock_owner_wait_needed(current->lockdep_depth))
+		crosslock_owner_wait(folio_class(folio, bit), ip);
+}
+
+static void folio_bit_acquire(struct folio *folio, enum folio_bit bit,
+			      unsigned long ip)
+{
+	struct folio_state new = { }, old = { };
+	struct lockdep_map *map;
+
+	map = folio_class(folio, bit);
+	new.class_id = folio_class_id(map, bit);
+	crosslock_owner_acquire(map, &new.owner, ip);
+	if (!folio_swap_state(&folio->page, bit, &new, &old))
+		crosslock_owner_release(map, &new.owner, false);
+	else
+		crosslock_owner_replaced(&old.owner);
+}
+
+/*
+ * The class a release commits in: the folio's now, so that a folio locked
+ * before it was added to the page cache commits in the class its waiters
+ * saw; or, if the folio has left its mapping since it was taken, the class
+ * it was taken in.
+ */
+static struct lockdep_map *folio_release_class(struct folio *folio,
+					       enum folio_bit bit, u8 class_id)
+{
+	struct lockdep_map *map = folio_class(folio, bit);
+
+	return map == &folio_maps[bit] ? folio_class_of_id(class_id, bit) : map;
+}
+
+/*
+ * A bit set before tracking started, or copied (tail pages of a split
+ * folio), is simply not tracked: no warning.
+ */
+static void folio_bit_release(struct folio *folio, enum folio_bit bit,
+			      bool commit)
+{
+	struct folio_state state;
+	struct lockdep_map *map;
+
+	/*
+	 * Commit from a copy, outside page_ext_get()'s RCU read section,
+	 * which would otherwise show up in reports as a held lock.  The bit
+	 * is still set: no new owner can come in between.
+	 */
+	if (!folio_take_state(&folio->page, bit, &state))
+		return;
+	/* the class is looked up only for a release that commits something */
+	map = commit && crosslock_owner_commit_needed(&state.owner) ?
+	      folio_release_class(folio, bit, state.class_id) : &folio_maps[bit];
+	crosslock_owner_release(map, &state.owner, commit);
 }
 
 /* The slow paths of the hooks in <linux/lockdep_pagelock.h> */
 
 void __crosslock_folio_wait(struct folio *folio, unsigned long ip)
 {
-	/* the class is looked up only for a wait anything depends on */
-	if (crosslock_owner_wait_needed(current->lockdep_depth))
-		crosslock_owner_wait(folio_lock_class(folio), ip);
+	folio_bit_wait(folio, FOLIO_LOCKED, ip);
 }
 EXPORT_SYMBOL_GPL(__crosslock_folio_wait);
 
@@ -290,7 +490,7 @@ struct lockdep_map *__crosslock_folio_wait_class(struct folio *folio,
 {
 	/* after the ptl, the folio may be unlocked, freed and reused */
 	lockdep_assert_held(ptl);
-	return folio_lock_class(folio);
+	return folio_class(folio, FOLIO_LOCKED);
 }
 
 void __crosslock_folio_wait_class_end(struct lockdep_map *map,
@@ -301,52 +501,61 @@ void __crosslock_folio_wait_class_end(struct lockdep_map *map,
 
 void __crosslock_folio_acquire(struct folio *folio, unsigned long ip)
 {
-	struct crosslock_owner owner = { }, old = { };
-	struct lockdep_map *map;
-
-	map = folio_lock_class(folio);
-	crosslock_owner_acquire(map, &owner, ip);
-	if (!folio_swap_owner(&folio->page, &owner, &old))
-		crosslock_owner_release(map, &owner, false);
-	else
-		crosslock_owner_replaced(&old);
+	folio_bit_acquire(folio, FOLIO_LOCKED, ip);
 }
 EXPORT_SYMBOL_GPL(__crosslock_folio_acquire);
 
-/*
- * A folio locked before tracking started, or whose bit was copied (tail
- * pages of a split folio), is simply not tracked: no warning.
- */
 void __crosslock_folio_release(struct folio *folio, bool commit,
 			       unsigned long ip)
 {
-	struct crosslock_owner owner;
-	struct lockdep_map *map;
-
-	/*
-	 * Commit from a copy, outside page_ext_get()'s RCU read section,
-	 * which would otherwise show up in reports as a held lock.  The lock
-	 * bit is still set: no new owner can come in between.
-	 */
-	if (!folio_take_owner(&folio->page, &owner))
-		return;
-	/* the class is looked up only for an unlock that commits something */
-	map = commit && crosslock_owner_commit_needed(&owner) ?
-	      folio_lock_class(folio) : &pagelock_map;
-	crosslock_owner_release(map, &owner, commit);
+	folio_bit_release(folio, FOLIO_LOCKED, commit);
 }
 EXPORT_SYMBOL_GPL(__crosslock_folio_release);
 
 /*
- * Freeing a locked page is a bug the allocator reports (bad_page()); drop
- * the lock's state so that the page's next user starts clean.
+ * Freeing a locked page, or one under writeback, is a bug the allocator
+ * reports (bad_page()); drop the state so that the page's next user starts
+ * clean.
  */
 void __crosslock_folio_free(struct page *page)
 {
-	struct crosslock_owner owner;
+	struct folio_state state;
+	unsigned int bit;
 
-	if (folio_take_owner(page, &owner))
-		crosslock_owner_release(&pagelock_map, &owner, false);
+	for (bit = 0; bit < nr_folio_slots; bit++)
+		if (folio_take_state(page, bit, &state))
+			crosslock_owner_release(&folio_maps[bit], &state.owner, false);
+}
+
+#ifdef CONFIG_LOCKDEP_WRITEBACK
+void __crosslock_writeback_wait(struct folio *folio, unsigned long ip)
+{
+	folio_bit_wait(folio, FOLIO_WRITEBACK, ip);
+}
+EXPORT_SYMBOL_GPL(__crosslock_writeback_wait);
+
+void __crosslock_writeback_start(struct folio *folio, unsigned long ip)
+{
+	folio_bit_acquire(folio, FOLIO_WRITEBACK, ip);
+}
+
+void __crosslock_writeback_end(struct folio *folio)
+{
+	folio_bit_release(folio, FOLIO_WRITEBACK, true);
+}
+#endif
+
+static bool folio_bit_owned(struct folio *folio, enum folio_bit bit)
+{
+	struct page_ext *page_ext;
+	bool owned;
+
+	page_ext = folio_owner_get(&folio->page);
+	if (!page_ext)
+		return false;
+	owned = READ_ONCE(folio_owner(page_ext, bit)->gen);
+	folio_owner_put();
+	return owned;
 }
 
 /**
@@ -360,16 +569,22 @@ void __crosslock_folio_free(struct page *page)
  */
 bool crosslock_folio_owned(struct folio *folio)
 {
-	struct crosslock_owner *o;
-	bool owned;
-
-	if (!crosslock_folio_enabled())
-		return false;
-	o = folio_owner_get(&folio->page);
-	if (!o)
-		return false;
-	owned = READ_ONCE(o->gen);
-	folio_owner_put();
-	return owned;
+	return crosslock_folio_enabled() && folio_bit_owned(folio, FOLIO_LOCKED);
 }
 EXPORT_SYMBOL_GPL(crosslock_folio_owned);
+
+/**
+ * crosslock_writeback_owned - is @folio recorded as under writeback?
+ * @folio: the folio
+ *
+ * For tests.
+ *
+ * Return: true between folio_start_writeback() and folio_end_writeback()
+ * as far as lockdep knows.
+ */
+bool crosslock_writeback_owned(struct folio *folio)
+{
+	return crosslock_writeback_enabled() &&
+	       folio_bit_owned(folio, FOLIO_WRITEBACK);
+}
+EXPORT_SYMBOL_GPL(crosslock_writeback_owned);

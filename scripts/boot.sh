@@ -12,8 +12,8 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 QUIET=0; [ "${1:-}" = -q ] && { QUIET=1; shift; }
 V=${1:-xr}; RUN=${2:-demo}; shift $(( $# >= 2 ? 2 : $# ))
-KERNEL=$BUILD/out-$V$ASUF/$KIMAGE
-INITRD=$BUILD/initramfs-$V$ASUF.cpio
+KERNEL=$OUTROOT/out-$V$ASUF/$KIMAGE
+INITRD=$OUTROOT/initramfs-$V$ASUF.cpio
 [ -f "$KERNEL" ] && [ -f "$INITRD" ] || die "build kernel and initramfs for $V first"
 mkdir -p "$BUILD/logs"
 LOG=$BUILD/logs/${XR_LOG_NAME:-$V$ASUF-$(basename "$RUN")}.log

@@ -20,7 +20,7 @@ DBG=(configs/debug.config "configs/$ARCH.config")
 case $V in plain|xr) ;; *) [ "$ARCH" = x86_64 ] || die "variant $V: x86_64 only" ;; esac
 case $V in
 plain) FRAGS=("${DBG[@]}") ;;
-xr)    FRAGS=("${DBG[@]}" configs/crossrelease.config) ;;
+xr)    FRAGS=("${DBG[@]}" configs/crossrelease.config configs/bugs.config) ;;
 soak)  FRAGS=(configs/soak.config); BASE=defconfig; TFRAGS=(kernel/configs/kvm_guest.config) ;;
 noproc) FRAGS=("${DBG[@]}" configs/crossrelease.config configs/noproc.config) ;;
 torture) FRAGS=("${DBG[@]}" configs/crossrelease.config configs/torture.config) ;;
@@ -29,7 +29,7 @@ tables) [ -f "$BUILD/tables.config" ] || die "tables: write build/tables.config 
 	FRAGS=("${DBG[@]}" configs/crossrelease.config build/tables.config) ;;
 *)     die "unknown variant '$V' (plain|xr|soak|noproc|torture|tables|kcsan)" ;;
 esac
-OUT=$BUILD/out-$V$ASUF
+OUT=$OUTROOT/out-$V$ASUF
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 # Paths relative to build/ so that clones of the repo share one cache.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}

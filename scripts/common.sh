@@ -1,7 +1,12 @@
 # Sourced by scripts/*.sh. Common paths and helpers.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
-TREE=$BUILD/linux
+# XR_TREE and XR_OUTROOT move the source tree and the build products
+# (out-*, initramfs-*) elsewhere: make bugs builds its buggy tree in
+# build/bugs/{linux,out-xr}, at the same relative place as build/{linux,
+# out-xr}, so that ccache serves it every file the bugs did not change.
+TREE=${XR_TREE:-$BUILD/linux}
+OUTROOT=${XR_OUTROOT:-$BUILD}
 KLOCK=/tmp/kbuild.lock
 GIT_ID=(-c user.name="Crossrelease Dev" -c user.email="dev@crossrelease.invalid")
 # shellcheck source=/dev/null

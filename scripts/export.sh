@@ -10,7 +10,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 SRC=${1:-$TREE}
-OWN_DIRS=(kernel include lib mm arch drivers Documentation tools)
+OWN_DIRS=(kernel include lib mm fs arch drivers Documentation tools)
 g() { git -C "$SRC" "$@"; }
 [ -z "$(g status --porcelain --untracked-files=no)" ] ||
 	die "$SRC has uncommitted changes: commit them (git commit --fixup) first"

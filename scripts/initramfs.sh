@@ -7,9 +7,9 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 V=${1:-xr}
-OUT=$BUILD/out-$V$ASUF
-STAGE=$BUILD/initramfs-$V$ASUF
-CPIO=$BUILD/initramfs-$V$ASUF.cpio
+OUT=$OUTROOT/out-$V$ASUF
+STAGE=$OUTROOT/initramfs-$V$ASUF
+CPIO=$OUTROOT/initramfs-$V$ASUF.cpio
 [ -f "$OUT/$KIMAGE" ] || die "no kernel for $V$ASUF: run ARCH=$ARCH scripts/build.sh $V"
 # Guest binaries come from the host (x86_64) or from build/arm64-root.
 HROOT=${SYSROOT:-}
@@ -50,6 +50,12 @@ mknod -m 666 "$STAGE/dev/null" c 1 3
 install -m755 "$ROOT/guest/init" "$STAGE/init"
 cp -a "$ROOT/guest/." "$STAGE/xr/"
 rm -f "$STAGE/xr/init"
+# Optional (make bugs): a host directory copied to /xr/extra
+if [ -n "${XR_EXTRA_DIR:-}" ]; then
+	say "initramfs[$V$ASUF]: adding $XR_EXTRA_DIR as /xr/extra"
+	mkdir -p "$STAGE/xr/extra"
+	cp -a "$XR_EXTRA_DIR/." "$STAGE/xr/extra/"
+fi
 
 # The crossrelease kselftests, installed the kselftest way (lib.mk, built
 # out of tree), with run_kselftest.sh; and coreutils' timeout, which the

@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 MODE=${1:-check}
-OWN_DIRS=(kernel include lib mm arch drivers Documentation tools)
+OWN_DIRS=(kernel include lib mm fs arch drivers Documentation tools)
 g() { git -C "$TREE" "$@"; }
 git -C "$TREE" rev-parse -q --verify base >/dev/null || die "no tree: run scripts/tree.sh"
 

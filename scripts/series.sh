@@ -40,7 +40,7 @@ n=$(g rev-list --count base..HEAD)
 
 if want overlay; then
 	if bash "$ROOT/scripts/overlay.sh" check > "$BUILD/logs/series-overlay.log" 2>&1; then
-		row overlay ok "$(git -C "$ROOT" ls-files -- kernel include lib mm arch drivers Documentation tools | wc -l) files = end of series"
+		row overlay ok "$(git -C "$ROOT" ls-files -- kernel include lib mm fs arch drivers Documentation tools | wc -l) files = end of series"
 	else
 		cat "$BUILD/logs/series-overlay.log"; row overlay FAIL "see build/logs/series-overlay.log"
 	fi
@@ -145,15 +145,17 @@ if want matrix; then
 		[completions]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y"
 		[pagelock]="${XR[*]} CONFIG_LOCKDEP_PAGELOCK=y"
 		[dma_fence]="${XR[*]} CONFIG_DMABUF_HEAPS=y CONFIG_LOCKDEP_DMA_FENCE=y"
+		[writeback]="${XR[*]} CONFIG_LOCKDEP_PAGELOCK=y CONFIG_LOCKDEP_WRITEBACK=y"
+		[buflock]="${XR[*]} CONFIG_LOCKDEP_BUFLOCK=y"
 		[noproc]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y CONFIG_EXPERT=y"
 		[nosmp]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y"
 		[nomodules]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y"
-		[i386]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y CONFIG_LOCKDEP_DMA_FENCE=y CONFIG_DMABUF_HEAPS=y"
+		[i386]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y CONFIG_LOCKDEP_WRITEBACK=y CONFIG_LOCKDEP_BUFLOCK=y CONFIG_LOCKDEP_DMA_FENCE=y CONFIG_DMABUF_HEAPS=y"
 		[noprove]="CONFIG_RUNTIME_TESTING_MENU=y"
 	)
 	declare -A OFF=([noproc]="# CONFIG_PROC_FS is not set" [nosmp]="# CONFIG_SMP is not set"
 		[nomodules]="# CONFIG_MODULES is not set" [noprove]="# CONFIG_PROVE_LOCKING is not set")
-	for name in completions pagelock dma_fence noproc nosmp nomodules i386 noprove; do
+	for name in completions pagelock dma_fence writeback buflock noproc nosmp nomodules i386 noprove; do
 		arch=x86_64; [ $name = i386 ] && arch=i386
 		t0=$SECONDS
 		read -r -a args <<<"${M[$name]}"

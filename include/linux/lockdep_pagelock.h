@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Folio locks (PG_locked) as lockdep crosslocks: the hooks that the folio
- * lock primitives call.  Each is an inline test of a static key around an
- * out-of-line slow path (as <linux/page_owner.h> does), so that a kernel
- * booted with "lockdep_pagelock=off" pays one patched-out branch per hook.
+ * Folio locks (PG_locked) and writeback (PG_writeback) as lockdep
+ * crosslocks: the hooks that the folio lock and writeback primitives
+ * call.  Each is an inline test of a static key around an out-of-line
+ * slow path (as <linux/page_owner.h> does), so that a kernel booted with
+ * "lockdep_pagelock=off" pays one patched-out branch per hook.
  * See mm/lockdep_pagelock.c.
  */
 #ifndef __LINUX_LOCKDEP_PAGELOCK_H
@@ -35,6 +36,8 @@ void __crosslock_folio_release(struct folio *folio, bool commit,
 void __crosslock_folio_free(struct page *page);
 bool crosslock_folio_owned(struct folio *folio);
 const char *crosslock_folio_class_name(struct folio *folio);
+bool crosslock_writeback_owned(struct folio *folio);
+const char *crosslock_writeback_class_name(struct folio *folio);
 
 /**
  * crosslock_folio_enabled - are folio locks tracked in this boot?
@@ -138,5 +141,77 @@ static inline const char *crosslock_folio_class_name(struct folio *folio)
 	return "";
 }
 
+static inline bool crosslock_writeback_owned(struct folio *folio)
+{
+	return false;
+}
+
+static inline const char *crosslock_writeback_class_name(struct folio *folio)
+{
+	return "";
+}
+
 #endif /* CONFIG_LOCKDEP_PAGELOCK */
+
+#ifdef CONFIG_LOCKDEP_WRITEBACK
+
+DECLARE_STATIC_KEY_FALSE(crosslock_writeback_key);
+
+void __crosslock_writeback_wait(struct folio *folio, unsigned long ip);
+void __crosslock_writeback_start(struct folio *folio, unsigned long ip);
+void __crosslock_writeback_end(struct folio *folio);
+
+/**
+ * crosslock_writeback_enabled - is folio writeback tracked in this boot?
+ *
+ * Return: false before page_ext is set up, or when booted with
+ * "lockdep_writeback=off", "lockdep_pagelock=off" or "crossrelease=off".
+ */
+static __always_inline bool crosslock_writeback_enabled(void)
+{
+	return static_branch_likely(&crosslock_writeback_key);
+}
+
+/*
+ * crosslock_writeback_wait - a task may wait for @folio's writeback to end
+ *
+ * Called by folio_wait_writeback() and its killable twin whether or not
+ * writeback is under way: the locks the caller holds depend on the end of
+ * writeback, which could have been under way.
+ */
+static __always_inline void crosslock_writeback_wait(struct folio *folio,
+						     unsigned long ip)
+{
+	if (crosslock_writeback_enabled())
+		__crosslock_writeback_wait(folio, ip);
+}
+
+/* crosslock_writeback_start - @folio's PG_writeback was just set */
+static __always_inline void crosslock_writeback_start(struct folio *folio,
+						      unsigned long ip)
+{
+	if (crosslock_writeback_enabled())
+		__crosslock_writeback_start(folio, ip);
+}
+
+/*
+ * crosslock_writeback_end - @folio's PG_writeback is about to be cleared:
+ * what its context acquired since the start is committed
+ */
+static __always_inline void crosslock_writeback_end(struct folio *folio)
+{
+	if (crosslock_writeback_enabled())
+		__crosslock_writeback_end(folio);
+}
+
+#else /* !CONFIG_LOCKDEP_WRITEBACK */
+
+static inline bool crosslock_writeback_enabled(void) { return false; }
+static inline void crosslock_writeback_wait(struct folio *folio,
+					    unsigned long ip) { }
+static inline void crosslock_writeback_start(struct folio *folio,
+					     unsigned long ip) { }
+static inline void crosslock_writeback_end(struct folio *folio) { }
+
+#endif /* CONFIG_LOCKDEP_WRITEBACK */
 #endif /* __LINUX_LOCKDEP_PAGELOCK_H */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite for folio locks as crosslocks (CONFIG_LOCKDEP_PAGELOCK).
+ * KUnit suite for folio locks as crosslocks (CONFIG_LOCKDEP_PAGELOCK), folio
+ * writeback (CONFIG_LOCKDEP_WRITEBACK) and buffer locks
+ * (CONFIG_LOCKDEP_BUFLOCK).
  *
  * As in the completion suite, a case first lets lockdep learn one half of
  * a cycle in a run that cannot hang, then plays the other half; it asserts
@@ -9,11 +11,13 @@
  * class of its own, registered and dropped with the case.
  */
 #include <kunit/test.h>
+#include <linux/buffer_head.h>
 #include <linux/gfp.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep_pagelock.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 
@@ -21,10 +25,13 @@
 #include "lockdep_crossrelease.h"
 
 #define PG_CLASS	"(PG_locked)folio"
+#define WB_CLASS	"(PG_writeback)folio"
+#define BH_CLASS	"(BH_Lock)buffer"
 
 struct pl_ctx {
 	struct lockdep_kunit_fixture fx; /* fx.m: the lock of the scenarios */
 	struct folio *f, *g;		/* two folios nobody else knows */
+	struct buffer_head *bh, *bh2;	/* two buffer heads of no page */
 	struct completion locked;	/* a helper kthread locked @f */
 	struct completion go;		/* ... and may go on */
 	struct timer_list timer;
@@ -46,6 +53,10 @@ static int pl_test_init(struct kunit *test)
 	ctx->g = folio_alloc(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->f);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->g);
+	ctx->bh = alloc_buffer_head(GFP_KERNEL);
+	ctx->bh2 = alloc_buffer_head(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->bh);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->bh2);
 
 	if (!crosslock_folio_enabled())
 		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
@@ -62,6 +73,10 @@ static void pl_test_exit(struct kunit *test)
 		folio_put(ctx->f);
 	if (ctx->g)
 		folio_put(ctx->g);
+	if (ctx->bh)
+		free_buffer_head(ctx->bh);
+	if (ctx->bh2)
+		free_buffer_head(ctx->bh2);
 	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
 }
@@ -182,6 +197,53 @@ static void pl_wait_locked_reported(struct kunit *test)
 
 	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &pg_cycle);
 	lockdep_kunit_reset();
+}
+
+/* The cycle M -> (PG_locked)<tmpfs> -> M */
+static const struct lockdep_kunit_report shmem_cycle = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(pl_test_M)",
+		   IS_ENABLED(CONFIG_SHMEM) ? ":shmem_aops" : ":ram_aops" },
+	.crossrelease = true,
+};
+
+/*
+ * A folio that leaves its mapping while locked (truncated, or the source
+ * of a migration) is unlocked in the class it was locked in: file -> M is
+ * learnt from the unlock of a folio removed from its tmpfs file (as
+ * memory-failure does), and M held while another folio of the file is
+ * locked closes the cycle.  Committed in "(PG_locked)folio", as the
+ * folio's mapping says at the unlock, the dependency would be lost.
+ */
+static void pl_folio_left_mapping_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	struct page *page0, *page1;
+	struct file *file;
+
+	file = shmem_kernel_file_setup("pl_test", 2 * PAGE_SIZE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	page0 = shmem_read_mapping_page(file->f_mapping, 0);
+	page1 = shmem_read_mapping_page(file->f_mapping, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(page0) || IS_ERR(page1));
+	lockdep_kunit_expect_xr_report(test);
+
+	lock_page(page0);
+	lockdep_kunit_take_m(&ctx->fx);
+	KUNIT_EXPECT_EQ(test, generic_error_remove_page(file->f_mapping, page0), 0);
+	KUNIT_EXPECT_NULL(test, page0->mapping);
+	unlock_page(page0);
+
+	mutex_lock(&ctx->fx.m);
+	lock_page(page1);
+	unlock_page(page1);
+	mutex_unlock(&ctx->fx.m);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &shmem_cycle);
+	lockdep_kunit_reset();
+	put_page(page1);
+	put_page(page0);
+	fput(file);
 }
 
 /* Two folios locked in order and unlocked: not recursive locking. */
@@ -327,16 +389,278 @@ static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/* The cycle M -> (PG_writeback) -> M */
+static const struct lockdep_kunit_report wb_cycle = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(pl_test_M)", WB_CLASS },
+	.crossrelease = true,
+};
+
+static void skip_unless_writeback(struct kunit *test)
+{
+	if (!crosslock_writeback_enabled())
+		kunit_skip(test, "writeback not tracked (lockdep_writeback=off?)");
+}
+
+/* X: starts writeback of @f, as a file system's writepages does. */
+static void start_writeback_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	folio_lock(ctx->f);
+	folio_start_writeback(ctx->f);
+	folio_unlock(ctx->f);
+	complete(&ctx->locked);
+}
+
+/* Z: the I/O completion work, which takes M before ending writeback. */
+static void take_m_and_end_writeback_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	lockdep_kunit_take_m(&ctx->fx);
+	folio_end_writeback(ctx->f);
+	complete(&ctx->go);
+}
+
+/* Z, quiet twin: ends writeback first, takes M after. */
+static void end_writeback_and_take_m_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	folio_end_writeback(ctx->f);
+	lockdep_kunit_take_m(&ctx->fx);
+	complete(&ctx->go);
+}
+
+static void run_writeback_pair(struct kunit *test, struct pl_ctx *ctx,
+			       void (*end_fn)(void *data))
+{
+	struct lockdep_kunit_kthread kx, kz;
+	struct task_struct *x, *z;
+
+	x = lockdep_kunit_run_kthread(&kx, start_writeback_fn, ctx, "pl_wb_start");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
+	wait_for_completion(&ctx->locked);
+	KUNIT_EXPECT_TRUE(test, crosslock_writeback_owned(ctx->f));
+	z = lockdep_kunit_run_kthread(&kz, end_fn, ctx, "pl_wb_end");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(z));
+	wait_for_completion(&ctx->go);
+	lockdep_kunit_stop_kthread(&kz);
+	lockdep_kunit_stop_kthread(&kx);
+	KUNIT_EXPECT_FALSE(test, crosslock_writeback_owned(ctx->f));
+}
+
+/*
+ * Writeback waited for under M, while the context that ends writeback of
+ * a folio of the same kind takes M first: X starts writeback, Z takes M
+ * and ends it; this task then waits for writeback under M (it has ended:
+ * the wait that could have been is enough).
+ */
+static void pl_writeback_wait_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	skip_unless_writeback(test);
+	lockdep_kunit_expect_xr_report(test);
+
+	run_writeback_pair(test, ctx, take_m_and_end_writeback_fn);
+
+	mutex_lock(&ctx->fx.m);
+	folio_wait_writeback(ctx->f);
+	mutex_unlock(&ctx->fx.m);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &wb_cycle);
+	lockdep_kunit_reset();
+}
+
+/* The twin: M taken after the end of writeback is no dependency of it. */
+static void pl_writeback_wait_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	skip_unless_writeback(test);
+	run_writeback_pair(test, ctx, end_writeback_and_take_m_fn);
+
+	mutex_lock(&ctx->fx.m);
+	folio_wait_writeback(ctx->f);
+	KUNIT_EXPECT_EQ(test, folio_wait_writeback_killable(ctx->f), 0);
+	mutex_unlock(&ctx->fx.m);
+
+	expect_quiet(test, ctx);
+}
+
+/*
+ * Writeback is a lock of its own: a folio locked under M and written back
+ * while M is taken is no cycle, and the class says which bit it is.
+ */
+static void pl_writeback_class_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	skip_unless_writeback(test);
+	KUNIT_EXPECT_STREQ(test, crosslock_writeback_class_name(ctx->f), WB_CLASS);
+	KUNIT_EXPECT_STREQ(test, crosslock_folio_class_name(ctx->f), PG_CLASS);
+
+	mutex_lock(&ctx->fx.m);
+	folio_lock(ctx->f);
+	folio_start_writeback(ctx->f);
+	KUNIT_EXPECT_TRUE(test, crosslock_writeback_owned(ctx->f));
+	folio_unlock(ctx->f);
+	mutex_unlock(&ctx->fx.m);
+	lockdep_kunit_take_m(&ctx->fx);
+	folio_end_writeback(ctx->f);
+	KUNIT_EXPECT_FALSE(test, crosslock_writeback_owned(ctx->f));
+	KUNIT_EXPECT_FALSE(test, crosslock_folio_owned(ctx->f));
+
+	expect_quiet(test, ctx);
+}
+
+/* The cycle M -> (BH_Lock) -> M */
+static const struct lockdep_kunit_report bh_cycle = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(pl_test_M)", BH_CLASS },
+	.crossrelease = true,
+};
+
+static void skip_unless_buffer(struct kunit *test)
+{
+	if (!crosslock_buffer_enabled())
+		kunit_skip(test, "buffer locks not tracked (lockdep_buflock=off?)");
+}
+
+/* X: locks @bh2 and leaves it to Z, as a submitter leaves it to the I/O. */
+static void lock_buffer_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	lock_buffer(ctx->bh2);
+	complete(&ctx->locked);
+}
+
+/* Z: takes M, then unlocks @bh2. */
+static void take_m_and_unlock_buffer_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	lockdep_kunit_take_m(&ctx->fx);
+	unlock_buffer(ctx->bh2);
+	complete(&ctx->go);
+}
+
+/* Z, quiet twin: unlocks @bh2, then takes M. */
+static void unlock_buffer_and_take_m_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	unlock_buffer(ctx->bh2);
+	lockdep_kunit_take_m(&ctx->fx);
+	complete(&ctx->go);
+}
+
+static void run_buffer_pair(struct kunit *test, struct pl_ctx *ctx,
+			    void (*unlock_fn)(void *data))
+{
+	struct lockdep_kunit_kthread kx, kz;
+	struct task_struct *x, *z;
+
+	x = lockdep_kunit_run_kthread(&kx, lock_buffer_fn, ctx, "pl_bh_lock");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(x));
+	wait_for_completion(&ctx->locked);
+	KUNIT_EXPECT_TRUE(test, crosslock_buffer_owned(ctx->bh2));
+	z = lockdep_kunit_run_kthread(&kz, unlock_fn, ctx, "pl_bh_unlock");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(z));
+	wait_for_completion(&ctx->go);
+	lockdep_kunit_stop_kthread(&kz);
+	lockdep_kunit_stop_kthread(&kx);
+	KUNIT_EXPECT_FALSE(test, crosslock_buffer_owned(ctx->bh2));
+}
+
+/*
+ * A buffer head is locked under M, while another, of the same class, is
+ * locked by X and unlocked by Z after Z took M: the lock under M would
+ * wait for ever on a buffer that Z is to unlock.
+ */
+static void pl_buffer_lock_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	skip_unless_buffer(test);
+	lockdep_kunit_expect_xr_report(test);
+
+	run_buffer_pair(test, ctx, take_m_and_unlock_buffer_fn);
+
+	mutex_lock(&ctx->fx.m);
+	lock_buffer(ctx->bh);
+	unlock_buffer(ctx->bh);
+	mutex_unlock(&ctx->fx.m);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &bh_cycle);
+	lockdep_kunit_reset();
+}
+
+/* The twin: Z takes M after the unlock; waits under M are then fine. */
+static void pl_buffer_lock_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	skip_unless_buffer(test);
+	run_buffer_pair(test, ctx, unlock_buffer_and_take_m_fn);
+
+	mutex_lock(&ctx->fx.m);
+	lock_buffer(ctx->bh);
+	KUNIT_EXPECT_TRUE(test, crosslock_buffer_owned(ctx->bh));
+	KUNIT_EXPECT_TRUE(test, trylock_buffer(ctx->bh2));	/* never waits */
+	unlock_buffer(ctx->bh2);
+	unlock_buffer(ctx->bh);
+	wait_on_buffer(ctx->bh);
+	mutex_unlock(&ctx->fx.m);
+
+	KUNIT_EXPECT_STREQ(test, crosslock_buffer_class_name(ctx->bh), BH_CLASS);
+	KUNIT_EXPECT_FALSE(test, crosslock_buffer_owned(ctx->bh));
+	expect_quiet(test, ctx);
+}
+
+/*
+ * Two buffers locked in a row and unlocked in the other order, and a bit
+ * set behind lockdep's back: no report, no misuse.
+ */
+static void pl_buffer_two_and_untracked_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	skip_unless_buffer(test);
+	mutex_lock(&ctx->fx.m);
+	lock_buffer(ctx->bh);
+	lock_buffer(ctx->bh2);
+	unlock_buffer(ctx->bh);
+	unlock_buffer(ctx->bh2);
+	mutex_unlock(&ctx->fx.m);
+
+	set_buffer_locked(ctx->bh);
+	KUNIT_EXPECT_FALSE(test, crosslock_buffer_owned(ctx->bh));
+	unlock_buffer(ctx->bh);
+	KUNIT_EXPECT_FALSE(test, buffer_locked(ctx->bh));
+	expect_quiet(test, ctx);
+}
+
 static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_folio_abba_reported),
 	KUNIT_CASE(pl_folio_wait_under_mutex_reported),
 	KUNIT_CASE(pl_wait_locked_reported),
+	KUNIT_CASE(pl_folio_left_mapping_reported),
 	KUNIT_CASE(pl_two_folios_quiet),
 	KUNIT_CASE(pl_unlock_by_other_task_quiet),
 	KUNIT_CASE(pl_trylock_quiet),
 	KUNIT_CASE(pl_unlock_from_softirq_quiet),
 	KUNIT_CASE(pl_set_clear_balanced),
 	KUNIT_CASE(pl_set_locked_then_unlock_quiet),
+	KUNIT_CASE(pl_writeback_wait_reported),
+	KUNIT_CASE(pl_writeback_wait_quiet),
+	KUNIT_CASE(pl_writeback_class_quiet),
+	KUNIT_CASE(pl_buffer_lock_reported),
+	KUNIT_CASE(pl_buffer_lock_quiet),
+	KUNIT_CASE(pl_buffer_two_and_untracked_quiet),
 	{}
 };
 
