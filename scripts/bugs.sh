@@ -4,7 +4,9 @@
 #   info        TITLE, FIXED, SUBSYS, KINDS; EXPECT (|-separated extended
 #               regexps the report must all match); BINS (host binaries the
 #               guest needs); ARGS (kernel arguments); STILL=yes when the bug
-#               is still in the base, with no bug.patch
+#               is still in the base, with no bug.patch; NEEDS (Kconfig
+#               symbols: the case is skipped on a kernel without them);
+#               NOTE (why crossrelease misses it, if it does)
 #   bug.patch   a test-only patch on top of the series that writes the bug
 #               back (the smallest change that restores the buggy order)
 #   trigger.sh  what a user would do, run in the guest (busybox sh)
@@ -79,6 +81,17 @@ initramfs() {
 		bash "$ROOT/scripts/initramfs.sh" xr
 }
 
+# info CASE FIELD: a field of the case's info file
+info() { (. "$ROOT/bugs/$1/info"; eval "echo \"\${$2:-}\"") ; }
+
+# runnable CASE: the kernel has what the case NEEDS
+runnable() {
+	local sym
+	for sym in $(info "$1" NEEDS); do
+		grep -q "^$sym=y" "$OUTROOT/out-xr/.config" || return 1
+	done
+}
+
 # boot CASE RUN: RUN is buggy-xr, buggy-stock or fixed-xr
 boot() {
 	local c=$1 run=$2 args env=()
@@ -89,13 +102,16 @@ boot() {
 	[ "$run" = buggy-stock ] && args+=" crossrelease=off"
 	say "bugs: $c: boot $run"
 	env "${env[@]}" XR_TIMEOUT=600 XR_LOG_NAME="bugs-$c-$run" \
-		bash "$ROOT/scripts/boot.sh" xr "/xr/extra/$c/trigger.sh" \
+		bash "$ROOT/scripts/boot.sh" -q xr "/xr/extra/$c/trigger.sh" \
 		kunit.enable=0 $args || warn "bugs: $c $run did not end cleanly"
 }
 
 run() {
 	local c r
 	for c in "${CASES[@]}"; do
+		if ! runnable "$c"; then
+			say "bugs: $c: skipped, the kernel lacks $(info "$c" NEEDS)"; continue
+		fi
 		for r in buggy-xr buggy-stock fixed-xr; do boot "$c" "$r"; done
 	done
 }
@@ -132,6 +148,10 @@ table() {
 	for c in "${CASES[@]}"; do
 		eval "$(. "$ROOT/bugs/$c/info"; printf 'title=%q subsys=%q kinds=%q fixed=%q expect=%q still=%q' \
 			"$TITLE" "$SUBSYS" "$KINDS" "$FIXED" "$EXPECT" "${STILL:-no}")"
+		if ! runnable "$c"; then
+			echo "| $c: $title | $subsys | $kinds | $fixed | not run: the kernel lacks $(info "$c" NEEDS) | | |"
+			continue
+		fi
 		n=$((n + 1))
 		log=$LOGS/bugs-$c-buggy-xr.log
 		a=missed; [ -f "$log" ] && matches "$log" "$expect" && { a=reported; xr=$((xr + 1)); }
@@ -146,8 +166,10 @@ table() {
 	done
 	echo
 	for c in "${CASES[@]}"; do
+		runnable "$c" || continue
 		echo "$c, buggy tree, crossrelease:"
 		reports "$LOGS/bugs-$c-buggy-xr.log" 2>/dev/null | sed 's/^/    /'
+		[ -z "$(info "$c" NOTE)" ] || echo "    missed: $(info "$c" NOTE)"
 	done
 	} > "$BD/table.md"
 	cat "$BD/table.md"

@@ -7,7 +7,8 @@ BUILD=$ROOT/build
 # out-xr}, so that ccache serves it every file the bugs did not change.
 TREE=${XR_TREE:-$BUILD/linux}
 OUTROOT=${XR_OUTROOT:-$BUILD}
-KLOCK=/tmp/kbuild.lock
+# XR_KLOCK: another lock, for work on another tree while a build holds this one
+KLOCK=${XR_KLOCK:-/tmp/kbuild.lock}
 GIT_ID=(-c user.name="Crossrelease Dev" -c user.email="dev@crossrelease.invalid")
 # shellcheck source=/dev/null
 . "$ROOT/base.version"
