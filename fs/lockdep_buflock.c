@@ -132,12 +132,36 @@ static struct lockdep_map *bh_owner_class(const void *owner, const char *fs_name
 }
 
 /*
+ * The mapping of the page under @bh, if it is a page-cache page: jbd2's
+ * frozen copies of a buffer live in slab memory (blocks smaller than a
+ * page) or in a page of nobody's, whose ->mapping is something else or
+ * nothing.
+ */
+static struct address_space *buffer_mapping(struct buffer_head *bh)
+{
+	struct page *page = READ_ONCE(bh->b_page);
+	struct address_space *mapping;
+	struct folio *folio;
+
+	if (!page)
+		return NULL;
+	folio = page_folio(page);
+	if (folio_test_slab(folio))
+		return NULL;
+	mapping = READ_ONCE(folio->mapping);
+	if ((unsigned long)mapping & PAGE_MAPPING_FLAGS)
+		return NULL;
+	return mapping;
+}
+
+/*
  * The class of @bh's lock.  The super block and inode behind it are freed
- * after an RCU grace period: a preempt-disabled section keeps them.
+ * after an RCU grace period: a preempt-disabled section keeps them.  A
+ * buffer of no page cache (jbd2's frozen copies) goes with the file
+ * system of its block device, if one is mounted.
  */
 static struct lockdep_map *buffer_lock_class(struct buffer_head *bh)
 {
-	struct page *page = READ_ONCE(bh->b_page);
 	struct lockdep_map *map = NULL;
 	struct address_space *mapping;
 	struct block_device *bdev;
@@ -145,18 +169,19 @@ static struct lockdep_map *buffer_lock_class(struct buffer_head *bh)
 	struct inode *host;
 
 	preempt_disable_notrace();
-	mapping = page ? READ_ONCE(page->mapping) : NULL;
-	host = mapping && !((unsigned long)mapping & PAGE_MAPPING_FLAGS) ?
-	       READ_ONCE(mapping->host) : NULL;
+	mapping = buffer_mapping(bh);
+	host = mapping ? READ_ONCE(mapping->host) : NULL;
 	if (host && !sb_is_blkdev_sb(host->i_sb)) {
 		map = bh_owner_class(READ_ONCE(mapping->a_ops),
 				     host->i_sb->s_type->name,
 				     READ_ONCE(mapping->a_ops));
-	} else if (host) {
+	} else {
 		bdev = READ_ONCE(bh->b_bdev);
 		sb = bdev ? READ_ONCE(bdev->bd_super) : NULL;
-		map = sb ? bh_owner_class(sb->s_type, sb->s_type->name, NULL) :
-		      &bdev_map;
+		if (sb)
+			map = bh_owner_class(sb->s_type, sb->s_type->name, NULL);
+		else if (host)
+			map = &bdev_map;
 	}
 	preempt_enable_notrace();
 	return map ?: &buffer_map;

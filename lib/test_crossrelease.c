@@ -401,6 +401,7 @@ out:
 	return ret;
 }
 
+#ifdef CONFIG_BLOCK
 /*
  * Buffer locks: a buffer head is locked under mutex A, while another, of
  * the same class, is locked by X and unlocked by Z after Z took A:
@@ -493,6 +494,19 @@ out:
 		free_buffer_head(b->b2);
 	return ret;
 }
+#else
+struct xr_buffer {
+	struct mutex mutex;
+	struct completion locked, done;
+};
+
+static struct xr_buffer xr_bh, xr_bh_quiet;
+
+static int scenario_buffer(bool quiet)
+{
+	return -EOPNOTSUPP;
+}
+#endif /* CONFIG_BLOCK */
 
 static void folio_work_unlock_timer(struct timer_list *t)
 {

@@ -53,10 +53,12 @@ static int pl_test_init(struct kunit *test)
 	ctx->g = folio_alloc(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->f);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->g);
+#ifdef CONFIG_BLOCK
 	ctx->bh = alloc_buffer_head(GFP_KERNEL);
 	ctx->bh2 = alloc_buffer_head(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->bh);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->bh2);
+#endif
 
 	if (!crosslock_folio_enabled())
 		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
@@ -73,10 +75,12 @@ static void pl_test_exit(struct kunit *test)
 		folio_put(ctx->f);
 	if (ctx->g)
 		folio_put(ctx->g);
+#ifdef CONFIG_BLOCK
 	if (ctx->bh)
 		free_buffer_head(ctx->bh);
 	if (ctx->bh2)
 		free_buffer_head(ctx->bh2);
+#endif
 	lockdep_kunit_fixture_exit(&ctx->fx);
 	kfree(ctx);
 }
@@ -516,6 +520,7 @@ static void pl_writeback_class_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+#ifdef CONFIG_BLOCK
 /* The cycle M -> (BH_Lock) -> M */
 static const struct lockdep_kunit_report bh_cycle = {
 	.headline = LOCKDEP_KUNIT_CIRCULAR,
@@ -644,6 +649,34 @@ static void pl_buffer_two_and_untracked_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/*
+ * A buffer over slab memory, as jbd2's frozen copies of a buffer are with
+ * blocks smaller than a page: no page cache behind it, its class is the
+ * default one.
+ */
+static void pl_buffer_on_slab_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	void *data;
+
+	skip_unless_buffer(test);
+	data = kmalloc(512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	set_bh_page(ctx->bh, virt_to_page(data), offset_in_page(data));
+	KUNIT_EXPECT_STREQ(test, crosslock_buffer_class_name(ctx->bh), BH_CLASS);
+
+	mutex_lock(&ctx->fx.m);
+	lock_buffer(ctx->bh);
+	unlock_buffer(ctx->bh);
+	mutex_unlock(&ctx->fx.m);
+
+	ctx->bh->b_page = NULL;
+	ctx->bh->b_data = NULL;
+	kfree(data);
+	expect_quiet(test, ctx);
+}
+#endif /* CONFIG_BLOCK */
+
 static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_folio_abba_reported),
 	KUNIT_CASE(pl_folio_wait_under_mutex_reported),
@@ -658,9 +691,12 @@ static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_writeback_wait_reported),
 	KUNIT_CASE(pl_writeback_wait_quiet),
 	KUNIT_CASE(pl_writeback_class_quiet),
+#ifdef CONFIG_BLOCK
 	KUNIT_CASE(pl_buffer_lock_reported),
 	KUNIT_CASE(pl_buffer_lock_quiet),
 	KUNIT_CASE(pl_buffer_two_and_untracked_quiet),
+	KUNIT_CASE(pl_buffer_on_slab_quiet),
+#endif
 	{}
 };
 
