@@ -37,7 +37,7 @@ if ! git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1; then
 fi
 g config gc.auto 0
 
-stamp_now=$( { cd "$ROOT"; sha256sum patches/*; g rev-parse base; } | sha256sum | cut -d' ' -f1)
+stamp_now=$( { cd "$ROOT"; sha256sum patches/[0-9]*.patch patches/cover-letter.txt patches/series; g rev-parse base; } | sha256sum | cut -d' ' -f1)
 if [ $FULL = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$stamp_now" ] ||
    [ "$(cat "$STAMP.head" 2>/dev/null)" != "$(g rev-parse HEAD)" ]; then
 	say "tree: applying the series onto base"
