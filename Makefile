@@ -1,4 +1,4 @@
-# Crossrelease for Linux 6.1 -- workbench.
+# Crossrelease for Linux 6.1 and 6.12 -- workbench.
 #   make          build the xr kernel and run the demo in QEMU (default)
 #   make test     KUnit + kselftests in QEMU, ends with "N passed, N failed"
 #   make series   the series proved: git am, checkpatch, every patch builds,
@@ -17,13 +17,16 @@
 #                 with stock lockdep, fixed tree; build/bugs/table.md
 #   make torture  lockdep selftests, locktorture/rcutorture, KASAN, debug
 #                 objects, small tables, lifecycle faults; build/torture/table.md
+# BASE=6.12 works on the 6.12 series (6.12/, build/6.12/) instead of 6.1's
+# (test, demo, shell, kunit, build, tree, export, series, soak).
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
 # kernel command line arguments for the guest boot.  ARCH=arm64 cross-builds
 # and boots the arm64 kernel (build/out-<V>-arm64, qemu-system-aarch64
 # -M virt) for demo, test, shell, build and initramfs.
 V ?= xr
 ARCH ?= x86_64
-export ARCH
+BASE ?= 6.1
+export ARCH BASE
 ARGS ?=
 S := scripts
 

@@ -1,6 +1,22 @@
 # Sourced by scripts/*.sh. Common paths and helpers.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=$ROOT/build
+say() { echo ">> $*"; }
+warn() { echo "!! WARNING: $*" >&2; }
+die() { echo "!! ERROR: $*" >&2; exit 1; }
+
+# Base kernel (make BASE=6.12 ...): 6.1 (default) or 6.12.  What is
+# particular to 6.12 lives under 6.12/: its pinned package
+# (6.12/base.version), its series (6.12/patches/) and the files it adds
+# that differ from 6.1's (6.12/<kernel path>, see 6.12/README.md).  Its
+# tree, outputs and logs are under build/6.12/; ccache is shared.
+BASE=${BASE:-6.1}
+case $BASE in
+6.1)  BDIR=$ROOT; BUILD=$ROOT/build ;;
+6.12) BDIR=$ROOT/6.12; BUILD=$ROOT/build/6.12 ;;
+*)    die "unsupported BASE '$BASE' (6.1 or 6.12)" ;;
+esac
+PATCHES=$BDIR/patches
+export CCACHE_DIR=${CCACHE_DIR:-$ROOT/build/ccache}
 # XR_TREE and XR_OUTROOT move the source tree and the build products
 # (out-*, initramfs-*) elsewhere: make bugs builds its buggy tree in
 # build/bugs/{linux,out-xr}, at the same relative place as build/{linux,
@@ -11,10 +27,7 @@ OUTROOT=${XR_OUTROOT:-$BUILD}
 KLOCK=${XR_KLOCK:-/tmp/kbuild.lock}
 GIT_ID=(-c user.name="Crossrelease Dev" -c user.email="dev@crossrelease.invalid")
 # shellcheck source=/dev/null
-. "$ROOT/base.version"
-say() { echo ">> $*"; }
-warn() { echo "!! WARNING: $*" >&2; }
-die() { echo "!! ERROR: $*" >&2; exit 1; }
+. "$BDIR/base.version"
 
 # Target architecture (make ARCH=arm64 ...): x86_64 (default) or arm64.
 # x86_64 keeps its historic names (build/out-<variant>, logs <variant>-*);

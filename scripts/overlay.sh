@@ -5,6 +5,8 @@
 #                      working tree (a build then uses them) and list them
 #   overlay.sh check   fail unless the overlay equals the end of the series
 #                      (the tree's HEAD): same files, same contents
+# BASE=6.12: a file under 6.12/<path> stands for <path> (it differs on
+# 6.12), and the 6.1 files listed in 6.12/omit are not part of that series.
 # Call with the build lock held (tree.sh does) or from make check-overlay.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -13,15 +15,20 @@ OWN_DIRS=(kernel include lib mm fs arch drivers Documentation tools)
 g() { git -C "$TREE" "$@"; }
 git -C "$TREE" rev-parse -q --verify base >/dev/null || die "no tree: run scripts/tree.sh"
 
-mapfile -t own < <(cd "$ROOT" && git ls-files -co --exclude-standard -- "${OWN_DIRS[@]}" | sort -u)
+own_files() { (cd "$1" && git ls-files -co --exclude-standard -- "${OWN_DIRS[@]}"); }
+omit=/dev/null; [ "$BDIR" = "$ROOT" ] || omit=$BDIR/omit
+mapfile -t own < <({ own_files "$ROOT" | grep -vxF -f <(sed 's/#.*//' "$omit" 2>/dev/null | grep .) || true
+	[ "$BDIR" = "$ROOT" ] || own_files "$BDIR"; } | sort -u)
+# the overlay's copy of a kernel path: 6.12/<path> if the series differs there
+src() { if [ -f "$BDIR/$1" ]; then echo "$BDIR/$1"; else echo "$ROOT/$1"; fi; }
 mapfile -t added < <(g diff --name-only --diff-filter=A base HEAD -- "${OWN_DIRS[@]}" | sort)
 mapfile -t extra < <(comm -23 <(printf '%s\n' "${own[@]}") <(printf '%s\n' "${added[@]}") | grep . || true)
 mapfile -t missing < <(comm -13 <(printf '%s\n' "${own[@]}") <(printf '%s\n' "${added[@]}") | grep . || true)
 differ=()
 for f in "${own[@]}"; do
-	[ -f "$ROOT/$f" ] || continue
+	[ -f "$(src "$f")" ] || continue
 	if ! g cat-file -e "HEAD:$f" 2>/dev/null ||
-	   [ "$(g rev-parse "HEAD:$f")" != "$(git hash-object "$ROOT/$f")" ]; then
+	   [ "$(g rev-parse "HEAD:$f")" != "$(git hash-object "$(src "$f")")" ]; then
 		differ+=("$f")
 	fi
 done
@@ -29,7 +36,10 @@ done
 case $MODE in
 sync)
 	if [ ${#differ[@]} -gt 0 ]; then
-		(cd "$ROOT" && rsync -c --relative "${differ[@]}" "$TREE/")
+		for f in "${differ[@]}"; do
+			mkdir -p "$TREE/$(dirname "$f")"
+			cmp -s "$(src "$f")" "$TREE/$f" || cp "$(src "$f")" "$TREE/$f"
+		done
 		say "overlay: ${#differ[@]} file(s) differ from the series, copied on top (make absorb folds them in):"
 		printf '     %s\n' "${differ[@]}"
 	fi

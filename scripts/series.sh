@@ -48,8 +48,8 @@ fi
 
 # 1. export with the cover letter; git am onto a pristine worktree at base
 rm -f "$OUTD"/*.patch
-g format-patch -q --cover-letter --zero-commit --no-signature -o "$OUTD" base..HEAD
-python3 - "$OUTD/0000-cover-letter.patch" "$ROOT/patches/cover-letter.txt" <<'PY'
+g format-patch -q --cover-letter --zero-commit --no-signature --base=base -o "$OUTD" base..HEAD
+python3 - "$OUTD/0000-cover-letter.patch" "$PATCHES/cover-letter.txt" <<'PY'
 import sys
 cover, text = sys.argv[1], open(sys.argv[2]).read().split('\n', 1)
 s = open(cover).read()

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Prepare build/linux: the pristine base (tag "base"), then the series:
-# every patch in patches/series applied with git am, one commit each.  The
+# every patch in patches/series applied with git am, one commit each
+# (BASE=6.12: build/6.12/linux and 6.12/patches/series).  The base commit
+# is reproducible (fixed author, committer and dates), so its id, which
+# base.version records as BASE_COMMIT and the mails name as base-commit,
+# is the same on every machine.  The
 # patches carry everything, new files included; the repo's files at
 # kernel paths (the overlay) are a copy of their version at the end of the
 # series, written by "make export" and checked by "make check-overlay".
@@ -22,22 +26,25 @@ say "tree: waiting for $KLOCK"; flock 9
 
 if ! git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1; then
 	[ -f "$TARBALL" ] || die "$TARBALL missing: run scripts/deps.sh"
-	say "tree: extracting $TARBALL -> build/linux"
-	rm -rf "$TREE" "$BUILD/linux.tmp"; mkdir -p "$BUILD/linux.tmp"
-	tar -xf "$TARBALL" -C "$BUILD/linux.tmp"
-	mv "$BUILD/linux.tmp/linux-source-6.1" "$TREE"; rmdir "$BUILD/linux.tmp"
+	say "tree: extracting $TARBALL -> $TREE"
+	rm -rf "$TREE" "$TREE.tmp"; mkdir -p "$TREE.tmp"
+	tar -xf "$TARBALL" -C "$TREE.tmp"
+	mv "$TREE.tmp/linux-source-$BASE" "$TREE"; rmdir "$TREE.tmp"
 	say "tree: creating base commit"
 	g init -q -b main
 	# No background "git gc --auto": it would inherit the build lock (fd 9)
 	g config gc.auto 0
 	g add -f .
-	g commit -q -m "base: Debian $PKG $PKG_VERSION"
+	GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE \
+		g commit -q -m "base: Debian $PKG $PKG_VERSION"
 	g tag base
+	[ "$(g rev-parse base)" = "$BASE_COMMIT" ] ||
+		warn "tree: base commit $(g rev-parse base), base.version says $BASE_COMMIT (another git?)"
 	FULL=1
 fi
 g config gc.auto 0
 
-stamp_now=$( { cd "$ROOT"; sha256sum patches/[0-9]*.patch patches/cover-letter.txt patches/series; g rev-parse base; } | sha256sum | cut -d' ' -f1)
+stamp_now=$( { cd "$PATCHES"; sha256sum [0-9]*.patch cover-letter.txt series; g rev-parse base; } | sha256sum | cut -d' ' -f1)
 if [ $FULL = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$stamp_now" ] ||
    [ "$(cat "$STAMP.head" 2>/dev/null)" != "$(g rev-parse HEAD)" ]; then
 	say "tree: applying the series onto base"
@@ -48,12 +55,12 @@ if [ $FULL = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$stamp_now" ] |
 	n=0
 	while read -r patch; do
 		n=$((n + 1))
-		[ -f "$ROOT/patches/$patch" ] || die "series entry $n: patches/$patch not found"
-		if ! g am -q --keep-cr "$ROOT/patches/$patch"; then
+		[ -f "$PATCHES/$patch" ] || die "series entry $n: $PATCHES/$patch not found"
+		if ! g am -q --keep-cr "$PATCHES/$patch"; then
 			g am --abort || true
-			die "patches/$patch does not apply ($PKG $PKG_VERSION)"
+			die "$PATCHES/$patch does not apply ($PKG $PKG_VERSION)"
 		fi
-	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series")
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PATCHES/series")
 	echo "$stamp_now" > "$STAMP"
 	g rev-parse HEAD > "$STAMP.head"
 	say "tree: $n patches applied, HEAD $(g rev-parse --short HEAD)"
@@ -62,5 +69,5 @@ else
 fi
 
 # The overlay on top, for builds: only files that differ from the tree are
-# copied (rsync -c), so that unchanged files keep their mtime.
+# copied, so that unchanged files keep their mtime.
 bash "$ROOT/scripts/overlay.sh" sync
