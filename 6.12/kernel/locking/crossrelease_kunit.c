@@ -1,0 +1,1067 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the crossrelease engine, driven through its own API with
+ * synthetic crosslocks.  Each case asserts that lockdep reported what it
+ * must and stayed on, or that it stayed quiet and is still on.
+ */
+#include <kunit/test.h>
+#include <linux/crossrelease.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+#include "lockdep_kunit.h"
+#include "lockdep_crossrelease.h"
+
+struct xr_ctx {
+	struct lockdep_kunit_fixture fx;	/* fx.m: "xr_test_M" */
+	struct kunit *test;
+	struct lock_class_key key_n, key_i, key_x, key_z;
+	struct mutex n;				/* "xr_test_N" */
+	raw_spinlock_t irq_lock;
+	struct crosslock x, z;
+	struct work_struct work1, work2;
+	struct task_struct *worker1, *worker2;
+	struct hrtimer hrtimer;
+	struct timer_list timer;
+	bool fired;
+	long misuse;		/* CROSSLOCK_COUNTER_MISUSE when the case began */
+};
+
+static int xr_test_init(struct kunit *test)
+{
+	struct xr_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->test = test;
+	lockdep_kunit_fixture_init(&ctx->fx, "xr_test_M");
+	lockdep_register_key(&ctx->key_n);
+	lockdep_register_key(&ctx->key_i);
+	lockdep_register_key(&ctx->key_x);
+	lockdep_register_key(&ctx->key_z);
+	mutex_init(&ctx->n);
+	lockdep_set_class_and_name(&ctx->n, &ctx->key_n, "xr_test_N");
+	raw_spin_lock_init(&ctx->irq_lock);
+	lockdep_set_class_and_name(&ctx->irq_lock, &ctx->key_i, "xr_test_irq");
+	crosslock_init_map(&ctx->x, "(xr)test_X", &ctx->key_x, 0);
+	crosslock_init_map(&ctx->z, "(xr)test_Z", &ctx->key_z, 0);
+	test->priv = ctx;
+
+	if (!crosslock_enabled())
+		kunit_skip(test, "booted with crossrelease=off");
+	lockdep_kunit_skip_if_off(test);
+	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
+	return 0;
+}
+
+static void xr_test_exit(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	mutex_destroy(&ctx->n);
+	lockdep_unregister_key(&ctx->key_n);
+	lockdep_unregister_key(&ctx->key_i);
+	lockdep_unregister_key(&ctx->key_x);
+	lockdep_unregister_key(&ctx->key_z);
+	lockdep_kunit_fixture_exit(&ctx->fx);
+	kfree(ctx);
+}
+
+#define XR_IP	_THIS_IP_
+
+/* Wait for X while holding M: M -> X. */
+static void wait_under_m(struct xr_ctx *ctx)
+{
+	mutex_lock(&ctx->fx.m);
+	crosslock_acquire(&ctx->x, 0, XR_IP);
+	mutex_unlock(&ctx->fx.m);
+}
+
+/* One call site, whatever the compiler unrolls: a repeat is a repeat. */
+static noinline void take_irq_lock(struct xr_ctx *ctx)
+{
+	raw_spin_lock(&ctx->irq_lock);
+	raw_spin_unlock(&ctx->irq_lock);
+}
+
+/* The releaser, a work item, takes M after the wait began: M -> X -> M. */
+static void commit_after_m_fn(struct work_struct *work)
+{
+	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work1);
+
+	ctx->worker1 = current;
+	lockdep_kunit_take_m(&ctx->fx);
+	crosslock_commit(&ctx->x);
+}
+
+static void xr_cycle_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = {
+			"is releasing crosslock (in work item context)",
+			"(xr)test_X",
+			"(xr_test_M)",
+			"Possible unsafe locking scenario by crosslock",
+		},
+		.crossrelease = true,
+	};
+	char waiter[TASK_COMM_LEN + 8];
+
+	lockdep_kunit_expect_xr_report(test);
+
+	wait_under_m(ctx);
+	INIT_WORK(&ctx->work1, commit_after_m_fn);
+	schedule_work(&ctx->work1);
+	flush_work(&ctx->work1);
+	crosslock_release(&ctx->x, XR_IP);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	/* both contexts: the waiter and the releasing worker */
+	snprintf(waiter, sizeof(waiter), "which %s/%d", current->comm,
+		 task_pid_nr(current));
+	lockdep_kunit_expect_seen(test, &ctx->fx.cap, waiter);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->worker1);
+	lockdep_kunit_expect_seen(test, &ctx->fx.cap, ctx->worker1->comm);
+	lockdep_kunit_reset();
+}
+
+/* Wait for @x under @under, then take @take and release @x. */
+static void wait_then_commit(struct crosslock *x, struct mutex *under,
+			     struct mutex *take)
+{
+	mutex_lock(under);
+	crosslock_acquire(x, 0, XR_IP);
+	mutex_unlock(under);
+	mutex_lock(take);
+	mutex_unlock(take);
+	crosslock_commit(x);
+	crosslock_release(x, XR_IP);
+}
+
+/*
+ * Report and go on: a cycle through a crosslock is printed once, lockdep
+ * stays on and finds the next cycle; over the budget a cycle is printed
+ * in one line.
+ */
+static void xr_report_goes_on(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lockdep_capture *cap = &ctx->fx.cap;
+	long printed = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED);
+	long brief = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_BRIEF);
+	unsigned int max;
+
+	if (!lockdep_kunit_xr_goes_on())
+		kunit_skip(test, "booted with crossrelease.max_reports=0");
+	crosslock_reports_reset();
+	max = crosslock_max_reports_set(2);
+
+	wait_then_commit(&ctx->x, &ctx->fx.m, &ctx->fx.m);	/* M -> X -> M */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 1U);
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+
+	wait_then_commit(&ctx->x, &ctx->fx.m, &ctx->fx.m);	/* known: quiet */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 1U);
+
+	wait_then_commit(&ctx->z, &ctx->n, &ctx->n);	/* N -> Z -> N */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
+	lockdep_kunit_expect_seen(test, cap, "(report 2 of at most 2)");
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED),
+			printed + 2);
+
+	wait_then_commit(&ctx->x, &ctx->n, &ctx->n);	/* over the budget */
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_BRIEF),
+			brief + 1);
+	lockdep_kunit_expect_seen(test, cap,
+				  "xr_test_N -> (xr)test_X -> xr_test_N; lockdep stays on");
+
+	crosslock_max_reports_set(max);
+	crosslock_reports_reset();
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+}
+
+/*
+ * The go-on cases play "A -> B closes a cycle through a crosslock" with
+ * M as A and N as B: a wait for X under N (N -> X), a release of X after
+ * taking M (X -> M), then M and N nested, a plain acquisition that closes
+ * M -> N -> X -> M.
+ */
+static void close_cycle_by_acquisition(struct xr_ctx *ctx)
+{
+	wait_then_commit(&ctx->x, &ctx->n, &ctx->fx.m);
+	mutex_lock(&ctx->fx.m);
+	mutex_lock(&ctx->n);
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&ctx->fx.m);
+}
+
+/*
+ * After a go-on report, the dependency that closed the cycle is in the
+ * graph: a waiter for Z holding N, and a releaser of Z that takes M and
+ * then N (N's entry implied by M's, through that very M -> N), close
+ * Z -> M -> N -> Z, a second report.
+ */
+static void xr_go_on_then_implied_cycle(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lockdep_capture *cap = &ctx->fx.cap;
+
+	lockdep_kunit_expect_xr_report(test);
+	crosslock_reports_reset();
+
+	close_cycle_by_acquisition(ctx);
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 1U);
+
+	mutex_lock(&ctx->n);
+	crosslock_acquire(&ctx->z, 0, XR_IP);		/* N -> Z */
+	mutex_unlock(&ctx->n);
+	mutex_lock(&ctx->fx.m);
+	mutex_lock(&ctx->n);				/* implied by M */
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&ctx->fx.m);
+	crosslock_commit(&ctx->z);			/* Z -> M: a cycle */
+	crosslock_release(&ctx->z, XR_IP);
+
+	if (lockdep_kunit_xr_goes_on()) {
+		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
+		/* the first closed by an acquisition, the second by a commit */
+		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "is trying to acquire lock"), 1U);
+		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "is releasing crosslock"), 1U);
+		lockdep_kunit_expect_seen(test, cap, "(xr)test_Z");
+	}
+	lockdep_kunit_expect_went_on(test, cap);
+	crosslock_reports_reset();
+	lockdep_kunit_reset();
+}
+
+/*
+ * After a go-on report, a plain ABBA of the same two locks is reported by
+ * lockdep as without crossrelease; with the budget of full reports spent
+ * too, when the cycle through X was only named in one line.  The plain
+ * report switches lockdep off: each runs in a boot of its own (suite
+ * lockdep_go_on).
+ */
+static void go_on_then_abba(struct kunit *test, bool spent)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lockdep_capture *cap = &ctx->fx.cap;
+	const struct lockdep_kunit_report abba = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = {
+			"is trying to acquire lock",
+			"(xr_test_M)",
+			"(xr_test_N)",
+		},
+	};
+	unsigned int max = crosslock_max_reports_get();
+
+	lockdep_kunit_expect_report(test);
+	if (!lockdep_kunit_xr_goes_on())
+		kunit_skip(test, "booted with crossrelease.max_reports=0");
+	crosslock_reports_reset();
+	if (spent) {
+		crosslock_max_reports_set(1);
+		wait_then_commit(&ctx->z, &ctx->fx.m, &ctx->fx.m); /* spends it */
+	}
+
+	close_cycle_by_acquisition(ctx);
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "not printed in full"),
+			spent ? 1U : 0U);
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+
+	mutex_lock(&ctx->n);
+	mutex_lock(&ctx->fx.m);				/* N -> M: ABBA */
+	mutex_unlock(&ctx->fx.m);
+	mutex_unlock(&ctx->n);
+
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
+	lockdep_kunit_expect_matches(test, cap, &abba);
+	crosslock_max_reports_set(max);
+	crosslock_reports_reset();
+	lockdep_kunit_reset();
+}
+
+static void xr_go_on_then_abba(struct kunit *test)
+{
+	go_on_then_abba(test, false);
+}
+
+static void xr_budget_spent_then_abba(struct kunit *test)
+{
+	go_on_then_abba(test, true);
+}
+
+/*
+ * Locks of one class nested under a nest lock (the ww_mutex and dma_resv
+ * pattern): a waiter holding a2 of class A waits for X; the releaser,
+ * holding N and a0 since before the wait, takes a1 under N.  The
+ * acquisition of a1 joins a0's held lock, and is one all the same:
+ * X -> A closes A -> X -> A.
+ */
+struct nest_ctx {
+	struct work_struct work;
+	struct crosslock *x;
+	struct lock_class_key key_a;
+	struct mutex a[3];	/* class A: a0 and a1 under N, a2 the waiter's */
+	bool waiting;		/* the work item waits for X */
+};
+
+static void wait_under_a2_fn(struct work_struct *work)
+{
+	struct nest_ctx *nc = container_of(work, struct nest_ctx, work);
+
+	mutex_lock(&nc->a[2]);
+	crosslock_acquire(nc->x, 0, XR_IP);		/* A -> X */
+	mutex_unlock(&nc->a[2]);
+	/* pairs with until_waiting(): the wait began before the flag */
+	smp_store_release(&nc->waiting, true);
+}
+
+/* Not flush_work() under a lock of class A, which the work item takes */
+static void until_waiting(struct nest_ctx *nc)
+{
+	unsigned long timeout = jiffies + 10 * HZ;
+
+	/* pairs with wait_under_a2_fn() */
+	while (!smp_load_acquire(&nc->waiting) && time_before(jiffies, timeout))
+		usleep_range(1000, 2000);
+}
+
+static void nested_lock_commit(struct kunit *test, bool between)
+{
+	struct xr_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(xr)test_X", "(xr_test_A)" },
+		.crossrelease = true,
+	};
+	struct nest_ctx *nc;
+	int i;
+
+	lockdep_kunit_expect_xr_report(test);
+	nc = kunit_kzalloc(test, sizeof(*nc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nc);
+	nc->x = &ctx->x;
+	lockdep_register_key(&nc->key_a);
+	for (i = 0; i < 3; i++) {
+		mutex_init(&nc->a[i]);
+		lockdep_set_class_and_name(&nc->a[i], &nc->key_a, "xr_test_A");
+	}
+
+	mutex_lock(&ctx->n);
+	mutex_lock_nest_lock(&nc->a[0], &ctx->n);
+	INIT_WORK(&nc->work, wait_under_a2_fn);
+	schedule_work(&nc->work);
+	until_waiting(nc);
+	if (between)
+		mutex_lock(&ctx->fx.m);
+	mutex_lock_nest_lock(&nc->a[1], &ctx->n);	/* after the wait */
+	crosslock_commit(&ctx->x);			/* X -> A: a cycle */
+	mutex_unlock(&nc->a[1]);
+	if (between)
+		mutex_unlock(&ctx->fx.m);
+	mutex_unlock(&nc->a[0]);
+	mutex_unlock(&ctx->n);
+	flush_work(&nc->work);
+	crosslock_release(&ctx->x, XR_IP);
+
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(nc->waiting));
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	for (i = 0; i < 3; i++)
+		mutex_destroy(&nc->a[i]);
+	lockdep_unregister_key(&nc->key_a);
+	lockdep_kunit_reset();
+}
+
+/* a1 joins the held lock of its class on top of the stack */
+static void xr_nest_lock_merged_reported(struct kunit *test)
+{
+	nested_lock_commit(test, false);
+}
+
+/* M on top: lockdep adds no M -> A for a1, so M's entry does not imply it */
+static void xr_nest_lock_not_implied_reported(struct kunit *test)
+{
+	nested_lock_commit(test, true);
+}
+
+/*
+ * A cycle closed by a wait under a held lock (Z -> M learned first, then a
+ * wait for Z under M): reported, and the waiter's held-lock state stays
+ * exact, so releasing M afterwards is not a "bad unlock".
+ */
+static void xr_wait_report_goes_on(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "is trying to acquire lock", "(xr)test_Z" },
+		.crossrelease = true,
+	};
+
+	lockdep_kunit_expect_xr_report(test);
+
+	crosslock_acquire(&ctx->z, 1, XR_IP);
+	lockdep_kunit_take_m(&ctx->fx);
+	crosslock_commit(&ctx->z);			/* Z -> M */
+	crosslock_release(&ctx->z, XR_IP);
+
+	mutex_lock(&ctx->fx.m);
+	crosslock_acquire(&ctx->z, 0, XR_IP);	/* M -> Z: a cycle */
+	mutex_unlock(&ctx->fx.m);
+	crosslock_release(&ctx->z, XR_IP);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
+							   "bad unlock balance"));
+	lockdep_kunit_reset();
+}
+
+/* M was taken before the crosslock was acquired: not a dependency. */
+static void xr_lock_before_acquire_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	/* Keep a crosslock in flight so that the first take of M is recorded */
+	crosslock_acquire(&ctx->z, 1, XR_IP);
+	lockdep_kunit_take_m(&ctx->fx);
+	wait_under_m(ctx);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/* A cycle through M: reported, and lockdep goes on */
+static const struct lockdep_kunit_report cycle_through_m = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(xr_test_M)" },
+	.crossrelease = true,
+};
+
+/*
+ * N taken under M after the wait began is not written to the history (the
+ * entry of M, held right below it, implies it), nor is a lock taken
+ * twice in a row, and the commit still closes N -> X -> M -> N through
+ * lockdep's M -> N.
+ */
+static void xr_nested_lock_implied(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	unsigned long implied = crosslock_counter_read(CROSSLOCK_COUNTER_HIST_IMPLIED);
+	unsigned long repeated = crosslock_counter_read(CROSSLOCK_COUNTER_HIST_REPEATED);
+
+	lockdep_kunit_expect_xr_report(test);
+
+	mutex_lock(&ctx->n);
+	crosslock_acquire(&ctx->x, 0, XR_IP);	/* N -> X */
+	mutex_unlock(&ctx->n);
+	mutex_lock(&ctx->fx.m);
+	mutex_lock(&ctx->n);				/* M -> N, implied */
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&ctx->fx.m);
+	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_IMPLIED),
+			implied);
+	take_irq_lock(ctx);
+	take_irq_lock(ctx);				/* a repeat */
+	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_REPEATED),
+			repeated);
+	crosslock_commit(&ctx->x);			/* X -> M: a cycle */
+	crosslock_release(&ctx->x, XR_IP);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle_through_m);
+	lockdep_kunit_reset();
+}
+
+/*
+ * M was taken before X was acquired and N under M after: M's entry is a
+ * generation older and does not imply N, which must be written for the
+ * commit to find X -> N.
+ */
+static void xr_nested_after_acquire_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(xr_test_N)" },
+		.crossrelease = true,
+	};
+
+	lockdep_kunit_expect_xr_report(test);
+
+	crosslock_acquire(&ctx->z, 1, XR_IP);	/* entries are written */
+	mutex_lock(&ctx->n);
+	crosslock_acquire(&ctx->x, 0, XR_IP);	/* N -> X */
+	mutex_unlock(&ctx->n);
+	crosslock_release(&ctx->x, XR_IP);
+
+	mutex_lock(&ctx->fx.m);
+	crosslock_acquire(&ctx->x, 1, XR_IP);	/* X acquired under M */
+	mutex_lock(&ctx->n);
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&ctx->fx.m);
+	crosslock_commit(&ctx->x);			/* X -> N: a cycle */
+	crosslock_release(&ctx->x, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
+}
+
+/* The repeat cases start with M -> X known and entries being written. */
+static void repeat_setup(struct xr_ctx *ctx)
+{
+	crosslock_acquire(&ctx->z, 1, XR_IP);	/* entries are written */
+	wait_under_m(ctx);				/* M -> X */
+	crosslock_release(&ctx->x, XR_IP);
+}
+
+/* ... and end with X committed: X -> M, if M was written, is a cycle. */
+static void repeat_expect_cycle(struct kunit *test, struct xr_ctx *ctx)
+{
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle_through_m);
+	lockdep_kunit_reset();
+}
+
+/*
+ * M taken again after X was acquired, like the entry before it but a
+ * generation later: it must be written for the commit to find X -> M.
+ */
+static void xr_repeat_after_acquire_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_xr_report(test);
+	repeat_setup(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
+	crosslock_acquire(&ctx->x, 1, XR_IP);
+	lockdep_kunit_take_m(&ctx->fx);
+	repeat_expect_cycle(test, ctx);
+}
+
+/*
+ * M taken again right after a bounded section began: the entry it repeats
+ * is outside the section, where the commit does not look, so the repeat
+ * must be written for the commit to find X -> M.
+ */
+static void xr_repeat_in_new_section_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lockdep_kunit_expect_xr_report(test);
+	repeat_setup(ctx);
+	crosslock_acquire(&ctx->x, 1, XR_IP);
+	lockdep_kunit_take_m(&ctx->fx);
+	crosslock_bound_begin();
+	lockdep_kunit_take_m(&ctx->fx);
+	repeat_expect_cycle(test, ctx);
+	crosslock_bound_end();
+}
+
+/* A trylock never waits, so it is never a dependency. */
+static void xr_trylock_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	wait_under_m(ctx);
+	KUNIT_ASSERT_TRUE(test, mutex_trylock(&ctx->fx.m));
+	mutex_unlock(&ctx->fx.m);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/*
+ * The interrupt handler releases X; the task it interrupted took M after
+ * the wait began.  The handler's own lock becomes a dependency, the task's
+ * M must not.
+ */
+static void commit_from_irq(struct xr_ctx *ctx)
+{
+	raw_spin_lock(&ctx->irq_lock);
+	raw_spin_unlock(&ctx->irq_lock);
+	crosslock_commit(&ctx->x);
+	WRITE_ONCE(ctx->fired, true);
+}
+
+static enum hrtimer_restart xr_hrtimer_fn(struct hrtimer *t)
+{
+	commit_from_irq(container_of(t, struct xr_ctx, hrtimer));
+	return HRTIMER_NORESTART;
+}
+
+static void xr_timer_fn(struct timer_list *t)
+{
+	commit_from_irq(container_of(t, struct xr_ctx, timer));
+}
+
+/* Spin on this CPU so that the interrupt lands on top of this task. */
+static bool spin_until_fired(struct xr_ctx *ctx)
+{
+	unsigned long timeout = jiffies + 5 * HZ;
+
+	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
+		cpu_relax();
+	return READ_ONCE(ctx->fired);
+}
+
+static void xr_irq_commit(struct kunit *test, bool hard)
+{
+	struct xr_ctx *ctx = test->priv;
+	long added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
+	bool fired;
+
+	wait_under_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
+	preempt_disable();
+	if (hard) {
+		hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		ctx->hrtimer.function = xr_hrtimer_fn;
+		hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	} else {
+		timer_setup(&ctx->timer, xr_timer_fn, 0);
+		ctx->timer.expires = jiffies + 1;
+		add_timer_on(&ctx->timer, smp_processor_id());
+	}
+	fired = spin_until_fired(ctx);
+	preempt_enable();
+	if (hard)
+		hrtimer_cancel(&ctx->hrtimer);
+	else
+		del_timer_sync(&ctx->timer);
+	crosslock_release(&ctx->x, XR_IP);
+
+	KUNIT_ASSERT_TRUE(test, fired);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+	/* the handler's own acquisition was committed */
+	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added + 1);
+}
+
+/*
+ * An interrupt's opportunistic release, inside the task's own section:
+ * the interrupt's section is its own, and its release commits nothing.
+ */
+static enum hrtimer_restart xr_opportunistic_hrtimer_fn(struct hrtimer *t)
+{
+	struct xr_ctx *ctx = container_of(t, struct xr_ctx, hrtimer);
+
+	crosslock_opportunistic_begin();
+	commit_from_irq(ctx);		/* would be X -> irq_lock: a cycle */
+	crosslock_opportunistic_end();
+	return HRTIMER_NORESTART;
+}
+
+static void xr_opportunistic_irq_in_task_section_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long opportunistic = crosslock_counter_read(CROSSLOCK_COUNTER_OPPORTUNISTIC);
+	unsigned long flags;
+	bool fired;
+
+	raw_spin_lock_irqsave(&ctx->irq_lock, flags);
+	crosslock_acquire(&ctx->x, 0, XR_IP);		/* irq_lock -> X */
+	raw_spin_unlock_irqrestore(&ctx->irq_lock, flags);
+
+	preempt_disable();
+	crosslock_opportunistic_begin();
+	hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	ctx->hrtimer.function = xr_opportunistic_hrtimer_fn;
+	hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	fired = spin_until_fired(ctx);
+	crosslock_opportunistic_end();
+	preempt_enable();
+	hrtimer_cancel(&ctx->hrtimer);
+	crosslock_release(&ctx->x, XR_IP);
+
+	KUNIT_ASSERT_TRUE(test, fired);
+	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_OPPORTUNISTIC),
+			opportunistic + 1);
+	KUNIT_EXPECT_EQ(test, current->crosslock.opportunistic[0], 0);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/* The class index of @map, registered now if need be, as the engine does */
+static int class_idx_of(struct lockdep_map *map)
+{
+	unsigned long flags;
+	int idx = -1;
+
+	if (crosslock_lockdep_enter(&flags)) {
+		idx = crosslock_class_idx(map);
+		crosslock_lockdep_exit(flags);
+	}
+	return idx;
+}
+
+/*
+ * The committed-pair cache: an insert that lost the race with the class's
+ * zap_class() (a commit that began before the class was freed) does not
+ * stay, and the slots of freed classes are taken again.
+ */
+static void xr_dep_cache_forgets_freed_class(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lock_class_key *key = kunit_kzalloc(test, sizeof(*key), GFP_KERNEL);
+	struct lockdep_map map;
+	int xclass, class;
+	u64 gen;
+
+	KUNIT_ASSERT_NOT_NULL(test, key);
+	lockdep_register_key(key);
+	lockdep_init_map(&map, "xr_test_freed", key, 0);
+	xclass = class_idx_of(&ctx->x.map);
+	class = class_idx_of(&map);
+	KUNIT_ASSERT_GE(test, xclass, 0);
+	KUNIT_ASSERT_GE(test, class, 0);
+
+	gen = atomic64_read(&crosslock_gen);
+	crosslock_dep_cache_add(xclass, class, gen);
+	KUNIT_EXPECT_TRUE(test, crosslock_dep_cache_has(xclass, class));
+	lockdep_unregister_key(key);		/* zap_class() */
+	KUNIT_EXPECT_FALSE(test, crosslock_dep_cache_has(xclass, class));
+
+	/* the commit that checked the class before the zap inserts after it */
+	crosslock_dep_cache_add(xclass, class, gen);
+	KUNIT_EXPECT_FALSE(test, crosslock_dep_cache_has(xclass, class));
+
+	/* the same pair, the index handed to a new class: a dead slot reused */
+	KUNIT_EXPECT_GT(test, crosslock_dep_cache_dead(), 0U);
+	gen = atomic64_read(&crosslock_gen);
+	crosslock_dep_cache_add(xclass, class, gen);
+	KUNIT_EXPECT_TRUE(test, crosslock_dep_cache_has(xclass, class));
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+static void xr_hardirq_ignores_task(struct kunit *test)
+{
+	xr_irq_commit(test, true);
+}
+
+static void xr_softirq_ignores_task(struct kunit *test)
+{
+	xr_irq_commit(test, false);
+}
+
+/* Two work items in a row in one worker: the second releases X. */
+static void take_m_fn(struct work_struct *work)
+{
+	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work1);
+
+	ctx->worker1 = current;
+	lockdep_kunit_take_m(&ctx->fx);
+}
+
+static void commit_fn(struct work_struct *work)
+{
+	struct xr_ctx *ctx = container_of(work, struct xr_ctx, work2);
+
+	ctx->worker2 = current;
+	crosslock_commit(&ctx->x);
+}
+
+static void xr_new_work_item_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	int cpu;
+
+	wait_under_m(ctx);
+	INIT_WORK(&ctx->work1, take_m_fn);
+	INIT_WORK(&ctx->work2, commit_fn);
+	cpu = get_cpu();
+	queue_work_on(cpu, system_wq, &ctx->work1);
+	queue_work_on(cpu, system_wq, &ctx->work2);
+	put_cpu();
+	flush_work(&ctx->work1);
+	flush_work(&ctx->work2);
+	crosslock_release(&ctx->x, XR_IP);
+
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+	if (ctx->worker1 != ctx->worker2)
+		kunit_skip(test, "work items ran in different workers");
+}
+
+/* More acquisitions than the ring holds: no crash, nothing invented. */
+static void xr_history_overflow_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long overflows = crosslock_counter_read(CROSSLOCK_COUNTER_HIST_OVERFLOWS);
+	int i;
+
+	crosslock_acquire(&ctx->z, 1, XR_IP);
+	lockdep_kunit_take_m(&ctx->fx);
+	wait_under_m(ctx);
+	for (i = 0; i < 3 * CROSSLOCK_HIST_SIZE; i++) {	/* no repeats: */
+		mutex_lock(&ctx->n);			/* each is written */
+		mutex_unlock(&ctx->n);
+		take_irq_lock(ctx);
+	}
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	crosslock_release(&ctx->z, XR_IP);
+
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_OVERFLOWS),
+			overflows + 1);
+}
+
+/* The same dependency committed twice: added once, then a cache hit. */
+static void commit_x_after_n(struct xr_ctx *ctx)
+{
+	wait_under_m(ctx);
+	mutex_lock(&ctx->n);
+	mutex_unlock(&ctx->n);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+}
+
+static void xr_second_commit_adds_nothing(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long added, checked, cached;
+
+	added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
+	commit_x_after_n(ctx);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added + 1);
+
+	added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
+	checked = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CHECKED);
+	cached = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CACHED);
+	commit_x_after_n(ctx);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CHECKED), checked);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CACHED), cached + 1);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/*
+ * Misuse.  Every misuse the API can see is counted in CROSSLOCK_COUNTER_MISUSE, once
+ * per call, and printed once per boot and kind (xr_warn_once()); it never
+ * crashes and never switches lockdep off.
+ */
+#define W_NOT_ACQUIRED	"not acquired (double release?)"
+#define W_EXITS		"crosslock acquisition(s) in flight"
+#define W_UNINIT	"of uninitialised crosslock"
+
+/* Misuse counted since the case began */
+static long misuse_count(struct xr_ctx *ctx)
+{
+	return crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE) - ctx->misuse;
+}
+
+/*
+ * A commit with nothing in flight is the common complete() that nobody
+ * waits for, or one that comes after the waiter gave up: not a misuse, and
+ * nothing to commit.  Committing the late one would add X -> M and close
+ * M -> X -> M.
+ */
+static void xr_commit_unacquired_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	lockdep_kunit_take_m(&ctx->fx);
+	crosslock_commit(&ctx->x);
+	crosslock_commit(&ctx->x);
+
+	wait_under_m(ctx);				/* M -> X */
+	crosslock_release(&ctx->x, XR_IP);	/* the waiter gave up */
+	lockdep_kunit_take_m(&ctx->fx);
+	crosslock_commit(&ctx->x);
+
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 0L);
+	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+static void xr_misuse_release_unacquired(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	crosslock_release(&ctx->x, XR_IP);		/* never acquired */
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap, W_NOT_ACQUIRED);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+static void xr_misuse_double_release(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	crosslock_acquire(&ctx->x, 1, XR_IP);
+	crosslock_release(&ctx->x, XR_IP);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 0L);
+	crosslock_release(&ctx->x, XR_IP);		/* double release */
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	KUNIT_EXPECT_EQ(test, ctx->x.state.nr_acquired, 0U);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap, W_NOT_ACQUIRED);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+static void exit_while_waiting_fn(void *data)
+{
+	struct xr_ctx *ctx = data;
+
+	crosslock_acquire(&ctx->z, 0, XR_IP);
+}
+
+/* A task exits between a self-released acquisition and its release. */
+static void xr_misuse_exit_in_flight(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lockdep_kunit_kthread k;
+	struct task_struct *t;
+	int i;
+
+	crosslock_init_map(&ctx->z, "(xr)test_Z", &ctx->key_z,
+			   CROSSLOCK_SELF_RELEASE);
+	t = lockdep_kunit_run_kthread(&k, exit_while_waiting_fn, ctx,
+				      "xr_exit_test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	msleep(20);
+	lockdep_kunit_stop_kthread(&k);
+	for (i = 0; i < 100; i++) {	/* the exit check runs late in do_exit() */
+		if (misuse_count(ctx))
+			break;
+		usleep_range(10000, 20000);
+	}
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	crosslock_release(&ctx->z, XR_IP);		/* balance it */
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap, W_EXITS);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/*
+ * A map never passed to crosslock_init_map() (zeroed memory): no
+ * name, no key, so lockdep could not give it a class.  Each of the three
+ * calls is ignored and counted once.  The acquisition and the commit go
+ * through xr_usable(), one kind: "<what> of uninitialised crosslock" is
+ * printed once per boot, for the acquisition here unless an earlier
+ * misuse of the kind printed it.  The release checks the map itself and
+ * prints "release of uninitialised crosslock" once per boot.  The
+ * acquisition is a wait under M: lockdep must not see it (no class, no
+ * non-static key report), and nothing is in flight.
+ */
+static void xr_misuse_uninitialised(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	unsigned int waits = current->crosslock.nr_waits;
+	struct crosslock *u;
+
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+
+	mutex_lock(&ctx->fx.m);
+	crosslock_acquire(u, 0, XR_IP);
+	mutex_unlock(&ctx->fx.m);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	lockdep_kunit_take_m(&ctx->fx);
+	crosslock_commit(u);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
+	crosslock_release(u, XR_IP);
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 3L);
+
+	KUNIT_EXPECT_EQ(test, u->state.nr_acquired, 0U);
+	KUNIT_EXPECT_EQ(test, u->state.flags, 0U);
+	KUNIT_EXPECT_NULL(test, u->map.key);
+	KUNIT_EXPECT_NULL(test, u->map.class_cache[0]);
+	KUNIT_EXPECT_EQ(test, current->crosslock.nr_waits, waits);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
+					 "acquire " W_UNINIT);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
+					 "release " W_UNINIT);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/* An end without its begin is counted and warned about once, no WARN. */
+static void xr_misuse_unbalanced_end(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+
+	crosslock_hide_end();
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 1L);
+	KUNIT_EXPECT_EQ(test, current->crosslock.hidden, 0);
+	crosslock_opportunistic_end();
+	KUNIT_EXPECT_EQ(test, misuse_count(ctx), 2L);
+	KUNIT_EXPECT_EQ(test, current->crosslock.opportunistic[0], 0);
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
+					 "unbalanced crosslock_hide_end");
+	lockdep_kunit_expect_warned_once(test, &ctx->fx.cap,
+					 "unbalanced crosslock_opportunistic_end");
+	KUNIT_EXPECT_FALSE(test, lockdep_kunit_report_seen(&ctx->fx.cap,
+							   "WARNING: CPU"));
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+static struct kunit_case xr_test_cases[] = {
+	KUNIT_CASE(xr_cycle_reported),
+	KUNIT_CASE(xr_report_goes_on),
+	KUNIT_CASE(xr_wait_report_goes_on),
+	KUNIT_CASE(xr_go_on_then_implied_cycle),
+	KUNIT_CASE(xr_nest_lock_merged_reported),
+	KUNIT_CASE(xr_nest_lock_not_implied_reported),
+	KUNIT_CASE(xr_lock_before_acquire_quiet),
+	KUNIT_CASE(xr_nested_lock_implied),
+	KUNIT_CASE(xr_nested_after_acquire_reported),
+	KUNIT_CASE(xr_repeat_after_acquire_reported),
+	KUNIT_CASE(xr_repeat_in_new_section_reported),
+	KUNIT_CASE(xr_trylock_quiet),
+	KUNIT_CASE(xr_hardirq_ignores_task),
+	KUNIT_CASE(xr_softirq_ignores_task),
+	KUNIT_CASE(xr_opportunistic_irq_in_task_section_quiet),
+	KUNIT_CASE(xr_dep_cache_forgets_freed_class),
+	KUNIT_CASE(xr_new_work_item_quiet),
+	KUNIT_CASE(xr_history_overflow_quiet),
+	KUNIT_CASE(xr_second_commit_adds_nothing),
+	KUNIT_CASE(xr_commit_unacquired_quiet),
+	KUNIT_CASE(xr_misuse_release_unacquired),
+	KUNIT_CASE(xr_misuse_double_release),
+	KUNIT_CASE(xr_misuse_exit_in_flight),
+	KUNIT_CASE(xr_misuse_uninitialised),
+	KUNIT_CASE(xr_misuse_unbalanced_end),
+	{}
+};
+
+static struct kunit_suite xr_test_suite = {
+	.name = "crossrelease",
+	.init = xr_test_init,
+	.exit = xr_test_exit,
+	.test_cases = xr_test_cases,
+};
+
+/*
+ * Cases that end with a plain report, which switches lockdep off: a suite
+ * whose name "crossrelease*" does not match, each case run in a boot of
+ * its own (kunit.filter_glob=lockdep_go_on.<case>).
+ */
+static struct kunit_case xr_go_on_abba_cases[] = {
+	KUNIT_CASE(xr_go_on_then_abba),
+	KUNIT_CASE(xr_budget_spent_then_abba),
+	{}
+};
+
+static struct kunit_suite xr_go_on_abba_suite = {
+	.name = "lockdep_go_on",
+	.init = xr_test_init,
+	.exit = xr_test_exit,
+	.test_cases = xr_go_on_abba_cases,
+};
+
+kunit_test_suites(&xr_test_suite, &xr_go_on_abba_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for the lockdep crossrelease engine");

@@ -1,0 +1,1385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lockdep crossrelease: dependencies through locks released elsewhere.
+ *
+ * Lockdep learns "A -> B" when B is acquired while A is held.  That needs
+ * the release of A to happen in the context that acquired it.  A crosslock
+ * (a completion, a folio lock) is released by some other context, so its
+ * dependencies are decided where it is released: when context R releases
+ * crosslock X ("commits" X), every lock R acquired since X was acquired had
+ * to be taken before X could be released, so X depends on each of them.
+ *
+ * To know what R acquired, every task keeps a small ring of its recent
+ * typical-lock acquisitions (the history).  A global generation counter,
+ * bumped on each crosslock acquisition, orders history entries against
+ * crosslocks: an entry counts for X only if it is not older than X.  Each
+ * entry also carries the context instance it was made in (a hardirq, a
+ * softirq, a work item, a system call), and a commit only looks at entries
+ * of its own instance.
+ *
+ * Committed dependencies go through lockdep's usual checks (cycles, irq
+ * inversions) via crosslock_add_dep(); a cache of committed pairs makes a
+ * repeated commit cost a hash probe.  Stacks are kept per call site: the
+ * first acquisition at a site while a crosslock is in flight saves its
+ * stack (deduplicated by lockdep's trace store), later ones only probe a
+ * hash, so reports carry full stacks without an unwind per acquisition.
+ *
+ * Reports are printed by lockdep_crossrelease_report.c, statistics kept
+ * by lockdep_crossrelease_stats.c.  See
+ * Documentation/locking/crossrelease.rst.
+ */
+#include <linux/crossrelease.h>
+#include <linux/hash.h>
+#include <linux/init.h>
+#include <linux/interrupt.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/string.h>
+
+#include "lockdep_internals.h"
+#include "lockdep_crossrelease.h"
+#include "lockdep_crossrelease_internals.h"
+
+/* Tracking is on unless "crossrelease=off" is given on the command line. */
+static bool xr_enabled __read_mostly = true;
+
+static int __init xr_setup(char *str)
+{
+	if (str && !strcmp(str, "off"))
+		xr_enabled = false;
+	return 1;
+}
+__setup("crossrelease=", xr_setup);
+
+/**
+ * crosslock_enabled - is crossrelease tracking active in this boot?
+ *
+ * Return: false if the kernel was booted with "crossrelease=off".
+ */
+bool crosslock_enabled(void)
+{
+	return xr_enabled;
+}
+EXPORT_SYMBOL_GPL(crosslock_enabled);
+
+/*
+ * Tested first by the hooks on hot paths (crosslock_on()).  On from the
+ * start, so that nothing acquired during boot is missed; switched off
+ * before the other CPUs come up if tracking is off, so that a kernel
+ * booted with "crossrelease=off" runs the lock paths of plain lockdep but
+ * for a patched-out branch.  Until then, xr_enabled keeps those hooks
+ * from doing anything.
+ */
+DEFINE_STATIC_KEY_TRUE(crosslock_on_key);
+EXPORT_SYMBOL_GPL(crosslock_on_key);
+
+static int __init xr_key_init(void)
+{
+	if (!xr_enabled)
+		static_branch_disable(&crosslock_on_key);
+	return 0;
+}
+early_initcall(xr_key_init);
+
+/*
+ * Bumped by each crosslock acquisition and each freed class; read by every
+ * history entry.  64 bits: a folio lock bumps it too, and a wrapped
+ * generation would make an old entry look newer than a crosslock.
+ */
+atomic64_t crosslock_gen = ATOMIC64_INIT(0);
+
+/*
+ * The generation at which each class index was last freed.  A history
+ * entry older than that names a class that no longer exists, or an index
+ * that lockdep handed to another class since: it is skipped.
+ */
+static atomic64_t xr_class_freed[MAX_LOCKDEP_KEYS];
+
+/* Crosslock instances with at least one acquisition not yet released. */
+atomic_t crosslock_nr_in_flight = ATOMIC_INIT(0);
+EXPORT_SYMBOL_GPL(crosslock_nr_in_flight);
+
+/* Context instances of interrupts, bumped by lockdep_{hard,soft}irq_enter() */
+DEFINE_PER_CPU(unsigned int, crosslock_hardirq_seq);
+DEFINE_PER_CPU(unsigned int, crosslock_softirq_seq);
+
+/* Is generation @a older than generation @b? */
+static inline bool xr_gen_before(u64 a, u64 b)
+{
+	return a < b;
+}
+
+/* Does class @class_idx, as seen at generation @gen, still exist? */
+static bool xr_class_alive(unsigned int class_idx, u64 gen)
+{
+	return !xr_gen_before(gen, atomic64_read(&xr_class_freed[class_idx]));
+}
+
+/*
+ * Classes of crosslocks, marked when one is acquired or committed: every
+ * dependency that leads from a crosslock comes from a commit, so a cycle
+ * through a crosslock has a marked class on it (crosslock_cycle_goes_on()); and
+ * a lock of a marked class never implies the locks taken under it
+ * (xr_hist_redundant()).
+ */
+DECLARE_BITMAP(crosslock_classes, MAX_LOCKDEP_KEYS);
+
+static int xr_crosslock_class_idx(struct lockdep_map *map)
+{
+	int class_idx = crosslock_class_idx(map);
+
+	if (class_idx >= 0 && !test_bit(class_idx, crosslock_classes))
+		set_bit(class_idx, crosslock_classes);
+	return class_idx;
+}
+
+/* ---------------------------------------------------------------------
+ * One-time warnings.  Misuse never crashes and never turns lockdep off.
+ */
+#define xr_warn_once(fmt, ...)						\
+do {									\
+	static bool __warned;						\
+									\
+	crosslock_counter_inc(CROSSLOCK_COUNTER_MISUSE);				\
+	if (!__warned) {						\
+		__warned = true;					\
+		pr_warn("crossrelease: " fmt, ##__VA_ARGS__);		\
+		dump_stack();						\
+	}								\
+} while (0)
+
+/* ---------------------------------------------------------------------
+ * Context instances.
+ */
+static unsigned int xr_irq_context(struct task_struct *curr)
+{
+	return LOCK_CHAIN_HARDIRQ_CONTEXT * !!lockdep_hardirq_context() +
+	       LOCK_CHAIN_SOFTIRQ_CONTEXT * !!curr->softirq_context;
+}
+
+/*
+ * The instance of the context we run in.  Interrupt instances are per CPU
+ * sequence numbers tagged with the CPU, so that entries an interrupt left
+ * in a task's ring never match a later interrupt on another CPU.
+ */
+static unsigned int xr_ctx_id(struct task_struct *curr,
+			      unsigned int irq_context)
+{
+	unsigned int cpu = raw_smp_processor_id() & 0xff;
+
+	if (irq_context & LOCK_CHAIN_HARDIRQ_CONTEXT)
+		return raw_cpu_read(crosslock_hardirq_seq) << 8 | cpu;
+	if (irq_context & LOCK_CHAIN_SOFTIRQ_CONTEXT)
+		return raw_cpu_read(crosslock_softirq_seq) << 8 | cpu;
+	return curr->crosslock.ctx;
+}
+
+/**
+ * lockdep_invariant_state - start a new process-context instance
+ * @force: unused; kept for the callers' signature
+ *
+ * Called before each work item and on each return to user space: what the
+ * task acquired before is not on the path to anything it releases after.
+ */
+void lockdep_invariant_state(bool force)
+{
+	current->crosslock.ctx++;
+	current->crosslock.repeat_ip = 0;
+}
+
+void crosslock_init_task(struct task_struct *task)
+{
+	task->crosslock.nr_written = 0;
+	task->crosslock.ctx = 0;
+	task->crosslock.nr_waits = 0;
+	task->crosslock.bounded = 0;
+	memset(task->crosslock.opportunistic, 0,
+	       sizeof(task->crosslock.opportunistic));
+	task->crosslock.hidden = 0;
+	task->crosslock.repeat_ip = 0;
+}
+
+/**
+ * lockdep_free_task - check a task that goes away
+ * @task: the exiting task
+ *
+ * A task that exits in the middle of a wait (between the acquisition and
+ * the release of a self-released crosslock) has lost track of it.
+ */
+void lockdep_free_task(struct task_struct *task)
+{
+	if (unlikely(task->crosslock.nr_waits))
+		xr_warn_once("%s/%d exits with %u crosslock acquisition(s) in flight\n",
+			     task->comm, task_pid_nr(task), task->crosslock.nr_waits);
+}
+
+/* ---------------------------------------------------------------------
+ * Stacks, one per (class, call site).
+ */
+#define XR_STACK_BITS	CONFIG_LOCKDEP_CROSSRELEASE_CACHE_BITS
+#define XR_STACK_SIZE	BIT(XR_STACK_BITS)
+#define XR_PROBES	8
+#define XR_SLOT_FREE	0U
+#define XR_SLOT_BUSY	(~0U)
+#define XR_SLOT_DEAD	(~0U - 1)
+
+struct xr_stack_slot {
+	unsigned int		key;	/* class_idx + 1, or XR_SLOT_* */
+	unsigned long		ip;
+	struct lock_trace	*trace;
+};
+
+static struct xr_stack_slot xr_stacks[XR_STACK_SIZE];
+
+static struct xr_stack_slot *xr_stack_slot(unsigned int class_idx,
+					   unsigned long ip, int probe)
+{
+	/* the class index in the top bits, which a kernel ip varies least */
+	unsigned long h = hash_long(ip ^ ((unsigned long)class_idx <<
+					  (BITS_PER_LONG - MAX_LOCKDEP_KEYS_BITS)),
+				    XR_STACK_BITS);
+
+	return &xr_stacks[(h + probe) & (XR_STACK_SIZE - 1)];
+}
+
+struct lock_trace *crosslock_stack_lookup(unsigned int class_idx,
+					  unsigned long ip)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		struct xr_stack_slot *s = xr_stack_slot(class_idx, ip, i);
+		/* pairs with the release in xr_stack_insert(): ip, trace */
+		unsigned int key = smp_load_acquire(&s->key);
+
+		if (key == XR_SLOT_FREE)
+			break;
+		if (key == class_idx + 1 && s->ip == ip)
+			return s->trace;
+	}
+	return NULL;
+}
+
+/*
+ * Claim a slot for (class, ip) before unwinding, so that a full table costs
+ * a few probes, never an unwind per acquisition.  Slots of freed classes
+ * are taken again.
+ */
+static struct xr_stack_slot *xr_stack_reserve(unsigned int class_idx,
+					      unsigned long ip)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		struct xr_stack_slot *s = xr_stack_slot(class_idx, ip, i);
+		unsigned int key = READ_ONCE(s->key);
+
+		if (key != XR_SLOT_FREE && key != XR_SLOT_DEAD)
+			continue;
+		if (cmpxchg(&s->key, key, XR_SLOT_BUSY) == key)
+			return s;
+	}
+	return NULL;
+}
+
+static void xr_stack_publish(struct xr_stack_slot *s, unsigned int class_idx,
+			     unsigned long ip, struct lock_trace *trace)
+{
+	if (!trace) {
+		/* dead, not free: lookups must go on probing past it */
+		smp_store_release(&s->key, XR_SLOT_DEAD);
+		return;
+	}
+	s->ip = ip;
+	s->trace = trace;
+	/* publish ip and trace before the key that finds them */
+	smp_store_release(&s->key, class_idx + 1);
+}
+
+/*
+ * The two call sites whose stacks each class saw last: most classes are
+ * taken at one or two sites at a time (a folio lock's wait and its
+ * acquisition, a spinlock in lock and unlock paths), so the common
+ * acquisition skips the hash probe.
+ */
+static unsigned long xr_last_ip[MAX_LOCKDEP_KEYS][2];
+
+/* Was @ip one of the two call sites whose stacks @class_idx saw last? */
+static bool xr_stack_seen_last(unsigned int class_idx, unsigned long ip)
+{
+	unsigned long *last = xr_last_ip[class_idx];
+
+	return READ_ONCE(last[0]) == ip || READ_ONCE(last[1]) == ip;
+}
+
+static bool xr_stack_recent(unsigned int class_idx, unsigned long ip)
+{
+	unsigned long *last = xr_last_ip[class_idx];
+
+	if (likely(xr_stack_seen_last(class_idx, ip)))
+		return true;
+	WRITE_ONCE(last[1], READ_ONCE(last[0]));
+	WRITE_ONCE(last[0], ip);
+	return false;
+}
+
+/* Make sure the stack of this call site is known; unwinds once per site. */
+static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
+{
+	struct xr_stack_slot *slot;
+	struct lock_trace *trace;
+
+	if (likely(xr_stack_recent(class_idx, ip)))
+		return;
+	if (likely(crosslock_stack_lookup(class_idx, ip)))
+		return;
+	slot = xr_stack_reserve(class_idx, ip);
+	if (!slot) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_STACKS_DROPPED);
+		pr_warn_once("crossrelease: stack cache full, some reports show call sites only\n");
+		return;
+	}
+	trace = crosslock_save_trace();
+	xr_stack_publish(slot, class_idx, ip, trace);
+	if (trace)
+		crosslock_counter_inc(CROSSLOCK_COUNTER_STACKS_SAVED);
+	else
+		crosslock_counter_inc(CROSSLOCK_COUNTER_STACKS_DROPPED);
+}
+
+/* ---------------------------------------------------------------------
+ * Committed dependencies, so that a repeated commit costs a probe.
+ */
+#define XR_DEP_BITS	(CONFIG_LOCKDEP_CROSSRELEASE_CACHE_BITS - 1)
+#define XR_DEP_SIZE	BIT(XR_DEP_BITS)
+
+static unsigned int xr_deps[XR_DEP_SIZE];
+
+/* Never 0 nor one of the XR_SLOT_* marks: 13 + 13 + 2 bits, plus one. */
+static unsigned int xr_dep_key(unsigned int xclass, unsigned int class,
+			       unsigned int read)
+{
+	BUILD_BUG_ON(MAX_LOCKDEP_KEYS_BITS > 13);
+	return (xclass << 15 | class << 2 | read) + 1;
+}
+
+static bool xr_dep_involves(unsigned int key, unsigned int class_idx)
+{
+	key--;
+	return key >> 15 == class_idx || ((key >> 2) & 0x1fff) == class_idx;
+}
+
+static unsigned int *xr_dep_slot(unsigned int key, int probe)
+{
+	return &xr_deps[(hash_32(key, XR_DEP_BITS) + probe) & (XR_DEP_SIZE - 1)];
+}
+
+static bool xr_dep_cached(unsigned int key)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		unsigned int k = READ_ONCE(*xr_dep_slot(key, i));
+
+		if (k == key)
+			return true;
+		if (k == XR_SLOT_FREE)
+			break;
+	}
+	return false;
+}
+
+/*
+ * Cache a dependency that lockdep holds.  @gen was read before lockdep
+ * checked, under its graph lock, that both classes exist: if one of them
+ * was freed since (zap_class() ran after that check), the slot is dead at
+ * once, or zap_class() marks it so: each side orders its write before
+ * its read (a fully ordered cmpxchg() here, smp_mb() there), so at least
+ * one of them sees the other.  A dead slot is taken again: only a
+ * lookup has to probe past it.
+ */
+static void xr_dep_remember(unsigned int key, unsigned int xclass,
+			    unsigned int class, u64 gen)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		unsigned int *slot = xr_dep_slot(key, i);
+		unsigned int k = READ_ONCE(*slot);
+
+		if (k == key)
+			return;
+		if (k != XR_SLOT_FREE && k != XR_SLOT_DEAD)
+			continue;
+		if (cmpxchg(slot, k, key) != k)
+			continue;
+		if (!xr_class_alive(xclass, gen) || !xr_class_alive(class, gen))
+			cmpxchg(slot, key, XR_SLOT_DEAD);
+		return;
+	}
+	/* Full: the pair is re-checked by lockdep next time, still correct. */
+	crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_UNCACHED);
+	pr_warn_once("crossrelease: dependency cache full, repeated commits take lockdep's slower path\n");
+}
+
+/* For the test suites: the cache as a commit at generation @gen leaves it */
+void crosslock_dep_cache_add(unsigned int xclass, unsigned int class, u64 gen)
+{
+	xr_dep_remember(xr_dep_key(xclass, class, 0), xclass, class, gen);
+}
+
+bool crosslock_dep_cache_has(unsigned int xclass, unsigned int class)
+{
+	return xr_dep_cached(xr_dep_key(xclass, class, 0));
+}
+
+unsigned int crosslock_dep_cache_dead(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < XR_DEP_SIZE; i++)
+		n += READ_ONCE(xr_deps[i]) == XR_SLOT_DEAD;
+	return n;
+}
+
+/**
+ * crosslock_zap_class - forget a lock class that lockdep is freeing
+ * @class_idx: index of the class in lock_classes[]
+ *
+ * Called by zap_class() under the graph lock.  Freed class indexes are
+ * reused only after an RCU grace period, and the lockless readers of both
+ * caches run with interrupts disabled, so marking the slots dead is enough.
+ * History entries are not searched: they carry their generation, and every
+ * entry older than this call is from now on ignored (xr_class_alive()).
+ */
+void crosslock_zap_class(unsigned int class_idx)
+{
+	unsigned int i;
+
+	atomic64_set(&xr_class_freed[class_idx], atomic64_inc_return(&crosslock_gen));
+	smp_mb();	/* the freed generation before the scan: see xr_dep_remember() */
+	WRITE_ONCE(xr_last_ip[class_idx][0], 0);
+	WRITE_ONCE(xr_last_ip[class_idx][1], 0);
+	clear_bit(class_idx, crosslock_classes);
+	crosslock_cycle_forget_class(class_idx);
+	for (i = 0; i < XR_STACK_SIZE; i++) {
+		if (READ_ONCE(xr_stacks[i].key) == class_idx + 1)
+			WRITE_ONCE(xr_stacks[i].key, XR_SLOT_DEAD);
+	}
+	for (i = 0; i < XR_DEP_SIZE; i++) {
+		unsigned int k = READ_ONCE(xr_deps[i]);
+
+		if (k == XR_SLOT_FREE || k == XR_SLOT_DEAD)
+			continue;
+		if (xr_dep_involves(k, class_idx))
+			WRITE_ONCE(xr_deps[i], XR_SLOT_DEAD);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * History.
+ */
+static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
+			  unsigned long ip, unsigned int irq_context, u8 flags,
+			  u64 gen, unsigned int ctx)
+{
+	struct crosslock_hist_entry *e = &xt->hist[xt->nr_written % CROSSLOCK_HIST_SIZE];
+
+	e->ip = ip;
+	e->gen = gen;
+	e->ctx = ctx;
+	e->class_idx = class_idx;
+	e->irq_context = irq_context;
+	e->flags = flags;
+	xt->nr_written++;
+	xt->repeat_ip = 0;
+}
+
+static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
+			  unsigned long ip, unsigned int irq_context, u8 flags)
+{
+	xr_hist_store(&curr->crosslock, class_idx, ip, irq_context, flags,
+		      atomic64_read(&crosslock_gen), xr_ctx_id(curr, irq_context));
+}
+
+/*
+ * Let crosslock_hist_repeats() skip the next acquisitions that repeat @hlock, the
+ * newest entry, without a call: any other write clears this.
+ */
+static void xr_repeat_remember(struct crosslock_task *xt, struct held_lock *hlock,
+			       u64 gen)
+{
+	static_assert(MAX_LOCKDEP_KEYS_BITS + 2 <= 16);
+	xt->repeat_key = crosslock_repeat_key(hlock);
+	xt->repeat_gen = gen;
+	xt->repeat_ip = hlock->acquire_ip;
+}
+
+/*
+ * Would writing @hlock add nothing that commits do not already get from
+ * the newest entry?  A commit takes either all or none of the entries of
+ * one generation, context instance and bounded section, so if the newest
+ * entry is of the same ones, @hlock is redundant when it is:
+ *
+ *  - a repeat of the newest entry (same class, call site and read mode):
+ *    a lock taken again and again with nothing in between;
+ *  - taken under the lock whose acquisition is the newest entry: lockdep
+ *    links the held lock on top to the new one (check_prevs_add()), so
+ *    the crosslock reaches @hlock through it.  Not through a recursive
+ *    read lock (lockdep adds no edge from it) nor through a lock of a
+ *    crosslock's class (a commit skips its own class).  Nested locks are
+ *    common, a mutex's wait_lock for one.
+ *
+ * Only the newest entry is looked at: this runs for every acquisition
+ * while a crosslock is in flight, and must cost less than the write.
+ */
+static bool xr_hist_redundant(struct task_struct *curr,
+			      struct held_lock *hlock, u64 gen,
+			      unsigned int ctx)
+{
+	struct crosslock_task *xt = &curr->crosslock;
+	struct held_lock *below = hlock - 1;
+	struct crosslock_hist_entry *e;
+
+	if (!xt->nr_written || (xt->bounded && xt->nr_written == xt->bound))
+		return false;
+	e = &xt->hist[(xt->nr_written - 1) % CROSSLOCK_HIST_SIZE];
+	if (e->gen != gen || e->ctx != ctx ||
+	    e->irq_context != hlock->irq_context)
+		return false;
+	if (e->class_idx == hlock->class_idx && e->ip == hlock->acquire_ip &&
+	    e->flags == (hlock->read & CROSSLOCK_HIST_READ_MASK)) {
+		/* process-context repeats stop in crosslock_hist_repeats() */
+		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_REPEATED);
+		return true;
+	}
+	/*
+	 * Under a nest lock, lockdep adds no edge to a lock whose class is
+	 * held already (check_deadlock() returns 2): no implying then.
+	 */
+	if (curr->lockdep_depth < 2 || e->class_idx != below->class_idx ||
+	    e->ip != below->acquire_ip || e->flags & CROSSLOCK_HIST_WAIT ||
+	    below->trylock || !below->check || below->read == 2 ||
+	    below->irq_context != hlock->irq_context || hlock->nest_lock ||
+	    test_bit(below->class_idx, crosslock_classes))
+		return false;
+	crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_IMPLIED);
+	return true;
+}
+
+/*
+ * Record a typical-lock acquisition (called with interrupts disabled from
+ * lock_acquire()).  Trylocks never wait, so they are never dependencies.
+ */
+void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock)
+{
+	unsigned int irq_context = hlock->irq_context;
+	unsigned int ctx;
+	u64 gen;
+
+	if (hlock->trylock || !hlock->check || curr->crosslock.hidden)
+		return;
+	gen = atomic64_read(&crosslock_gen);
+	ctx = xr_ctx_id(curr, irq_context);
+	if (xr_hist_redundant(curr, hlock, gen, ctx))
+		return;
+	xr_hist_store(&curr->crosslock, hlock->class_idx, hlock->acquire_ip,
+		      irq_context, hlock->read & CROSSLOCK_HIST_READ_MASK, gen, ctx);
+	xr_stack_remember(hlock->class_idx, hlock->acquire_ip);
+	if (!irq_context)
+		xr_repeat_remember(&curr->crosslock, hlock, gen);
+}
+
+/**
+ * crosslock_hist_add_merged - record a lock merged into the held lock on top
+ * @curr:    the current task
+ * @trylock: the acquisition was a trylock
+ * @ip:      where it was taken
+ *
+ * Called from lock_acquire() with interrupts disabled, when a lock taken
+ * under its nest lock joined the held lock of its class on top of the
+ * stack (the ww_mutex and dma_resv pattern) instead of being pushed: it
+ * is an acquisition all the same.  Rare, so never implied nor repeated;
+ * only called while a crosslock is in flight (crosslock_lock_acquired()).
+ */
+void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
+			       unsigned long ip)
+{
+	struct held_lock *top = curr->held_locks + curr->lockdep_depth - 1;
+	unsigned int irq_context = top->irq_context;
+
+	if (trylock || !top->check || curr->crosslock.hidden)
+		return;
+	xr_hist_write(curr, top->class_idx, ip, irq_context,
+		      top->read & CROSSLOCK_HIST_READ_MASK);
+	xr_stack_remember(top->class_idx, ip);
+}
+
+/* ---------------------------------------------------------------------
+ * Crosslock state.
+ */
+
+/**
+ * crosslock_init_map - initialise a crosslock map
+ * @xmap:  the crosslock map
+ * @name:  class name, as shown in reports and /proc/lockdep
+ * @key:   class key; one per kind of crosslock, usually per init site
+ * @flags: CROSSLOCK_* flags
+ *
+ * Also used to re-initialise: a crosslock must not be in flight then.
+ */
+void crosslock_init_map(struct crosslock *xmap,
+			const char *name, struct lock_class_key *key,
+			unsigned int flags)
+{
+	struct crosslock_state *x = &xmap->state;
+
+	lockdep_init_map_wait(&xmap->map, name, key, 0, LD_WAIT_INV);
+	x->lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
+	x->nr_acquired = 0;
+	x->gen = 0;
+	x->flags = flags;
+}
+EXPORT_SYMBOL_GPL(crosslock_init_map);
+
+/*
+ * Can this crosslock be given a class?  A static initialiser leaves the
+ * key to lockdep, which uses the object's own address: fine for a static
+ * object, but a crosslock on the stack would make lockdep give up
+ * ("trying to register non-static key") and switch itself off.  Such a
+ * crosslock is left untracked, with one warning.  (DECLARE_COMPLETION()
+ * on the stack still switches lockdep off: its wait-queue lock has the
+ * same problem, and lockdep itself reports that.)
+ */
+static bool xr_usable(struct crosslock *xmap, const char *what)
+{
+	struct crosslock_state *x = &xmap->state;
+
+	if (unlikely(READ_ONCE(x->flags) & CROSSLOCK_UNTRACKED))
+		return false;
+	/* statically initialised maps get their key from lockdep on first use */
+	if (likely(xmap->map.key))
+		return true;
+	if (unlikely(!xmap->map.name)) {
+		xr_warn_once("%s of uninitialised crosslock %p\n", what, xmap);
+		return false;
+	}
+	if (crosslock_key_assignable(&xmap->map))
+		return true;
+	WRITE_ONCE(x->flags, x->flags | CROSSLOCK_UNTRACKED);
+	xr_warn_once("crosslock %s at %p has no class key and is not static (DECLARE_COMPLETION() on the stack? use DECLARE_COMPLETION_ONSTACK()); not tracked\n",
+		     xmap->map.name, xmap);
+	return false;
+}
+
+static void xr_commit_fill(struct crosslock_snapshot *c, int class_idx,
+			   struct lockdep_map *map, unsigned long ip,
+			   u64 gen, pid_t pid)
+{
+	memset(&c->xhlock, 0, sizeof(c->xhlock));
+	c->xhlock.class_idx = class_idx;
+	c->xhlock.acquire_ip = ip;
+	c->xhlock.instance = map;
+	c->xhlock.check = 1;
+	c->gen = gen;
+	c->pid = pid;
+	c->owned = false;
+	c->comm[0] = '\0';
+}
+
+static bool xr_snapshot(struct crosslock *xmap, struct crosslock_snapshot *c)
+{
+	struct crosslock_state *x = &xmap->state;
+	bool in_flight;
+	int class_idx;
+
+	/* The common complete() with nobody waiting costs one read. */
+	if (!READ_ONCE(x->nr_acquired))
+		return false;
+	class_idx = xr_crosslock_class_idx(&xmap->map);
+	if (class_idx < 0)
+		return false;
+	arch_spin_lock(&x->lock);
+	in_flight = x->nr_acquired;
+	if (in_flight) {
+		xr_commit_fill(c, class_idx, &xmap->map, x->ip, x->gen, x->pid);
+		memcpy(c->comm, x->comm, CROSSLOCK_COMM_LEN);
+	}
+	arch_spin_unlock(&x->lock);
+	return in_flight;
+}
+
+/*
+ * Bookkeeping only, done even while lockdep is off so that acquisitions
+ * and releases stay balanced across a report.
+ */
+static void xr_acquired(struct crosslock *xmap, unsigned long ip)
+{
+	struct crosslock_state *x = &xmap->state;
+
+	arch_spin_lock(&x->lock);
+	if (!x->nr_acquired++) {
+		atomic_inc(&crosslock_nr_in_flight);
+		x->gen = atomic64_inc_return(&crosslock_gen);
+		x->ip = ip;
+		x->pid = task_pid_nr(current);
+		BUILD_BUG_ON(CROSSLOCK_COMM_LEN != TASK_COMM_LEN);
+		memcpy(x->comm, current->comm, CROSSLOCK_COMM_LEN);
+	}
+	arch_spin_unlock(&x->lock);
+}
+
+/* Returns false if the crosslock was not acquired. */
+static bool xr_released(struct crosslock *xmap)
+{
+	struct crosslock_state *x = &xmap->state;
+	bool ok = true;
+
+	arch_spin_lock(&x->lock);
+	if (!x->nr_acquired)
+		ok = false;
+	else if (!--x->nr_acquired)
+		atomic_dec(&crosslock_nr_in_flight);
+	arch_spin_unlock(&x->lock);
+	return ok;
+}
+
+/*
+ * A wait makes every lock the waiter holds depend on the crosslock,
+ * through lockdep's usual checks.  With no lock held there is nothing to
+ * check: lock_sync() would only mark the class as used with interrupts
+ * enabled, which matters only for a dependency into the class, and the
+ * wait that adds one (a lock held) marks it then.
+ */
+static void xr_check_wait(struct lockdep_map *map, unsigned long ip)
+{
+	if (current->lockdep_depth)
+		lock_sync(map, 0, 0, 1, NULL, ip);
+}
+
+/*
+ * Remember the call site's stack for the report and, for an acquisition
+ * that waits (@wait: CROSSLOCK_HIST_WAIT, maybe with CROSSLOCK_HIST_OWNED), put the wait
+ * in the history: a crosslock released later by this context depends on
+ * it.  @crosslock: @map is a crosslock's (not a wait noted by
+ * crosslock_wait()), and its class is marked as such from now on.
+ */
+static void xr_note_acquire(struct lockdep_map *map, u8 wait,
+			    unsigned long ip, bool crosslock)
+{
+	unsigned long flags;
+	int class_idx;
+
+	if (!crosslock_lockdep_enter(&flags))
+		return;
+	if (crosslock)
+		class_idx = xr_crosslock_class_idx(map);
+	else
+		class_idx = crosslock_class_idx(map);
+	if (class_idx >= 0) {
+		if (wait)
+			xr_hist_write(current, class_idx, ip,
+				      xr_irq_context(current), wait);
+		xr_stack_remember(class_idx, ip);
+	}
+	crosslock_lockdep_exit(flags);
+}
+
+/**
+ * crosslock_acquire - acquire (start waiting for) a crosslock
+ * @xmap:    the crosslock map
+ * @trylock: the acquisition cannot wait: no held lock depends on it
+ * @ip:      the caller
+ *
+ * A waiting acquisition makes every lock the caller holds depend on the
+ * crosslock, through lockdep's usual checks; then, whether it waits or
+ * not, the crosslock is in flight until crosslock_release().
+ */
+void crosslock_acquire(struct crosslock *xmap, int trylock,
+		       unsigned long ip)
+{
+	unsigned long flags;
+
+	if (!xr_enabled || !xr_usable(xmap, "acquire"))
+		return;
+
+	raw_local_irq_save(flags);
+	xr_acquired(xmap, ip);
+	if (xmap->state.flags & CROSSLOCK_SELF_RELEASE)
+		current->crosslock.nr_waits++;
+	raw_local_irq_restore(flags);
+
+	/* marks the class first: see crosslock_owner_wait() */
+	xr_note_acquire(&xmap->map, trylock ? 0 : CROSSLOCK_HIST_WAIT, ip, true);
+	if (!trylock)
+		xr_check_wait(&xmap->map, ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_acquire);
+
+/**
+ * crosslock_release - end one acquisition of a crosslock
+ * @xmap: the crosslock map
+ * @ip:   the caller
+ *
+ * Releasing a crosslock that is not acquired is reported once.
+ */
+void crosslock_release(struct crosslock *xmap, unsigned long ip)
+{
+	unsigned long flags;
+	bool ok;
+
+	if (!xr_enabled ||
+	    unlikely(READ_ONCE(xmap->state.flags) & CROSSLOCK_UNTRACKED))
+		return;
+	if (unlikely(!xmap->map.key && !xmap->map.name)) {
+		xr_warn_once("release of uninitialised crosslock %p at %pS\n",
+			     xmap, (void *)ip);
+		return;
+	}
+	/*
+	 * Bookkeeping only: it must stay balanced even while lockdep is
+	 * off, so it does not go through crosslock_lockdep_enter().
+	 */
+	raw_local_irq_save(flags);
+	ok = xr_released(xmap);
+	if (ok && (xmap->state.flags & CROSSLOCK_SELF_RELEASE) &&
+	    current->crosslock.nr_waits)
+		current->crosslock.nr_waits--;
+	raw_local_irq_restore(flags);
+
+	if (unlikely(!ok) && debug_locks)
+		xr_warn_once("release of crosslock %s not acquired (double release?) at %pS\n",
+			     xmap->map.name, (void *)ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_release);
+
+/* ---------------------------------------------------------------------
+ * Commit.
+ */
+static bool xr_commit_entry(struct crosslock_snapshot *c, struct crosslock_hist_entry *e)
+{
+	unsigned int key = xr_dep_key(c->xhlock.class_idx, e->class_idx,
+				      e->flags & CROSSLOCK_HIST_READ_MASK);
+	struct held_lock next = { };
+	enum crosslock_dep_result ret;
+	u64 gen;
+
+	if (xr_dep_cached(key)) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_CACHED);
+		return true;
+	}
+
+	next.class_idx = e->class_idx;
+	next.acquire_ip = e->ip;
+	next.irq_context = e->irq_context;
+	next.read = e->flags & CROSSLOCK_HIST_READ_MASK;
+	next.check = 1;
+
+	crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_CHECKED);
+	c->entry_flags = e->flags;
+	gen = atomic64_read(&crosslock_gen);
+	crosslock_report_enter(c);
+	ret = crosslock_add_dep(&c->xhlock, &next,
+				crosslock_stack_lookup(e->class_idx, e->ip));
+	crosslock_report_exit();
+	switch (ret) {
+	case CROSSLOCK_DEP_OFF:
+		return false;
+	case CROSSLOCK_DEP_SKIPPED:
+		return true;
+	case CROSSLOCK_DEP_ADDED:
+		crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_ADDED);
+		fallthrough;
+	case CROSSLOCK_DEP_KNOWN:
+		/* reported or not, lockdep has it now */
+		xr_dep_remember(key, c->xhlock.class_idx, e->class_idx, gen);
+	}
+	return true;
+}
+
+/*
+ * How far back a commit may look: all of the ring, or in process context
+ * inside a bounded section (crosslock_bound_begin()), only the entries
+ * written since the section began.
+ */
+static unsigned int xr_commit_depth(struct crosslock_task *xt, struct crosslock_snapshot *c)
+{
+	unsigned int nr = min_t(unsigned int, xt->nr_written, CROSSLOCK_HIST_SIZE);
+
+	if (xt->bounded && !c->irq_context)
+		nr = min(nr, xt->nr_written - xt->bound);
+	return nr;
+}
+
+/*
+ * Walk this context's history from the newest entry back to the crosslock's
+ * acquisition.  Entries of other context instances (the task under an
+ * interrupt, a previous work item) are skipped.  A typical lock becomes a
+ * dependency of the crosslock; so does a wait for another crosslock, which
+ * has to end before this context can release this one.  A crosslock never
+ * depends on its own class, and a folio lock never on another folio lock:
+ * folio locks taken in a row, or a wait for a completion of the class
+ * being completed, are ordered by instance, which a class cannot tell
+ * apart.  Entries whose class was freed since are skipped.
+ */
+static void xr_commit_hist(struct task_struct *curr, struct crosslock_snapshot *c)
+{
+	struct crosslock_task *xt = &curr->crosslock;
+	unsigned int nr = xr_commit_depth(xt, c);
+	unsigned int ctx = xr_ctx_id(curr, c->irq_context);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct crosslock_hist_entry *e;
+
+		e = &xt->hist[(xt->nr_written - 1 - i) % CROSSLOCK_HIST_SIZE];
+		if (xr_gen_before(e->gen, c->gen))
+			return;
+		if (e->irq_context != c->irq_context || e->ctx != ctx)
+			continue;
+		if (e->class_idx == c->xhlock.class_idx)
+			continue;
+		if (c->owned && (e->flags & CROSSLOCK_HIST_OWNED))
+			continue;
+		if (unlikely(!xr_class_alive(e->class_idx, e->gen))) {
+			crosslock_counter_inc(CROSSLOCK_COUNTER_STALE_ENTRIES);
+			continue;
+		}
+		if (!xr_commit_entry(c, e))
+			return;
+	}
+	if (xt->nr_written > CROSSLOCK_HIST_SIZE) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_OVERFLOWS);
+		pr_warn_once("crossrelease: history of %s/%d overflowed, acquisitions older than %lu were not checked\n",
+			     curr->comm, task_pid_nr(curr), CROSSLOCK_HIST_SIZE);
+	}
+}
+
+/* Inside crosslock_opportunistic_begin()/end() of this context */
+static bool xr_opportunistic(struct crosslock_task *xt, unsigned int irq_context)
+{
+	return xt->opportunistic[irq_context];
+}
+
+static void xr_commit_run(struct crosslock_snapshot *c)
+{
+	/* a crosslock whose class was freed while it was in flight */
+	if (unlikely(!xr_class_alive(c->xhlock.class_idx, c->gen))) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_STALE_ENTRIES);
+		return;
+	}
+	c->irq_context = xr_irq_context(current);
+	if (xr_opportunistic(&current->crosslock, c->irq_context)) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_OPPORTUNISTIC);
+		return;
+	}
+	crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
+	xr_commit_hist(current, c);
+}
+
+/**
+ * crosslock_commit - commit the dependencies of a crosslock release
+ * @xmap: the crosslock map
+ *
+ * Called by the releasing context before it wakes the waiters.  Every lock
+ * this context instance acquired since the crosslock was acquired becomes a
+ * dependency of the crosslock.  A crosslock nobody acquired (a completion
+ * completed before anyone waited) commits nothing.
+ */
+void crosslock_commit(struct crosslock *xmap)
+{
+	struct crosslock_snapshot c;
+	unsigned long flags;
+
+	if (!xr_enabled || !xr_usable(xmap, "commit"))
+		return;
+	if (!crosslock_lockdep_enter(&flags))
+		return;
+	if (xr_snapshot(xmap, &c))
+		xr_commit_run(&c);
+	crosslock_lockdep_exit(flags);
+}
+EXPORT_SYMBOL_GPL(crosslock_commit);
+
+/* ---------------------------------------------------------------------
+ * Annotations.
+ */
+
+/**
+ * crosslock_wait - this context waits for an event of a class
+ * @map: the class of the event
+ * @ip:  the caller
+ *
+ * Records a wait in the history without any held-lock check, for waits
+ * that lockdep already checks otherwise: a crosslock released later by
+ * this context depends on @map.  An item of an ordered workqueue notes a
+ * wait for the workqueue: it could not start before the items queued
+ * before it finished.
+ */
+void crosslock_wait(struct lockdep_map *map, unsigned long ip)
+{
+	if (xr_enabled && atomic_read(&crosslock_nr_in_flight))
+		xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, false);
+}
+EXPORT_SYMBOL_GPL(crosslock_wait);
+
+/**
+ * crosslock_bound_begin - start a section that bounds commits
+ *
+ * A crosslock released inside the section depends only on what this task
+ * acquired inside it, e.g. a dma-fence signalled in a
+ * dma_fence_begin_signalling() section.  Process context only; sections
+ * do not nest (the outermost one counts).
+ */
+void crosslock_bound_begin(void)
+{
+	struct crosslock_task *xt = &current->crosslock;
+
+	if (in_task() && !xt->bounded) {
+		xt->bound = xt->nr_written;
+		xt->bounded = 1;
+		xt->repeat_ip = 0;
+	}
+}
+EXPORT_SYMBOL_GPL(crosslock_bound_begin);
+
+/**
+ * crosslock_bound_end - end the section of crosslock_bound_begin()
+ */
+void crosslock_bound_end(void)
+{
+	if (in_task())
+		current->crosslock.bounded = 0;
+}
+EXPORT_SYMBOL_GPL(crosslock_bound_end);
+
+/**
+ * crosslock_opportunistic_begin - releases from here on are opportunistic
+ *
+ * A release that may happen here, in a fast path, also happens for sure
+ * in the real release path (an interrupt, a worker), which is where its
+ * dependencies are.  Until crosslock_opportunistic_end(), releases in this
+ * context commit nothing.  Each context kind (task, softirq, hardirq)
+ * keeps its own depth: an interrupt that lands inside a task's section is
+ * not in it, and one that opens a section of its own leaves the task's
+ * alone.
+ */
+void crosslock_opportunistic_begin(void)
+{
+	struct task_struct *curr = current;
+
+	curr->crosslock.opportunistic[xr_irq_context(curr)]++;
+}
+EXPORT_SYMBOL_GPL(crosslock_opportunistic_begin);
+
+/**
+ * crosslock_opportunistic_end - end of crosslock_opportunistic_begin()
+ */
+void crosslock_opportunistic_end(void)
+{
+	struct task_struct *curr = current;
+	u8 *depth = &curr->crosslock.opportunistic[xr_irq_context(curr)];
+
+	if (likely(*depth))
+		(*depth)--;
+	else
+		xr_warn_once("unbalanced %s at %pS\n", __func__,
+			     (void *)_RET_IP_);
+}
+EXPORT_SYMBOL_GPL(crosslock_opportunistic_end);
+
+/**
+ * crosslock_hide_begin - acquisitions from here on are not recorded
+ *
+ * For lockdep maps that annotate a section rather than lock anything, such
+ * as dma_fence_begin_signalling(): a crosslock released in this context
+ * must not depend on the annotation itself.  Until crosslock_hide_end(),
+ * this task's acquisitions stay out of its history.
+ */
+void crosslock_hide_begin(void)
+{
+	current->crosslock.hidden++;
+}
+EXPORT_SYMBOL_GPL(crosslock_hide_begin);
+
+/**
+ * crosslock_hide_end - end of crosslock_hide_begin()
+ */
+void crosslock_hide_end(void)
+{
+	struct crosslock_task *xt = &current->crosslock;
+
+	if (likely(xt->hidden))
+		xt->hidden--;
+	else
+		xr_warn_once("unbalanced %s at %pS\n", __func__,
+			     (void *)_RET_IP_);
+}
+EXPORT_SYMBOL_GPL(crosslock_hide_end);
+
+/* ---------------------------------------------------------------------
+ * Classes per (helper, tag), for helpers that many unrelated users share.
+ */
+#define XR_TAG_CLASSES		64
+#define XR_TAG_NAME_LEN		64
+
+struct xr_tag_class {
+	const void		*tag;
+	const char		*what;
+	struct lock_class_key	key;
+	char			name[XR_TAG_NAME_LEN];
+};
+
+static struct xr_tag_class xr_tag_classes[XR_TAG_CLASSES];
+static DEFINE_RAW_SPINLOCK(xr_tag_lock);
+
+static struct xr_tag_class *xr_tag_find(const char *what, const void *tag)
+{
+	int i;
+
+	for (i = 0; i < XR_TAG_CLASSES; i++) {
+		struct xr_tag_class *t = &xr_tag_classes[i];
+		/* pairs with the release in crosslock_tag_class(): the name */
+		const void *tg = smp_load_acquire(&t->tag);
+
+		if (!tg)
+			break;
+		if (tg == tag && t->what == what)
+			return t;
+	}
+	return NULL;
+}
+
+/**
+ * crosslock_tag_class - a lockdep class per (helper, tag)
+ * @what: the helper, a static string such as "wait_rcu_gp"
+ * @tag:  a static object naming what the helper serves this time
+ * @name: set to the class name, "(complete)<what>:<tag>"
+ *
+ * A helper whose crosslocks stand for unrelated events (the grace periods
+ * of different RCU flavours) gives each its own class this way.
+ *
+ * Return: the class key, or NULL when the table is full (keep the default
+ * class).
+ */
+struct lock_class_key *crosslock_tag_class(const char *what, const void *tag,
+					   const char **name)
+{
+	struct xr_tag_class *t = xr_tag_find(what, tag);
+	unsigned long flags;
+	int i;
+
+	if (!t) {
+		raw_spin_lock_irqsave(&xr_tag_lock, flags);
+		t = xr_tag_find(what, tag);
+		for (i = 0; !t && i < XR_TAG_CLASSES; i++) {
+			if (xr_tag_classes[i].tag)
+				continue;
+			t = &xr_tag_classes[i];
+			t->what = what;
+			snprintf(t->name, XR_TAG_NAME_LEN, "(complete)%s:%ps",
+				 what, tag);
+			/* publish the name before the tag that finds it */
+			smp_store_release(&t->tag, tag);
+		}
+		raw_spin_unlock_irqrestore(&xr_tag_lock, flags);
+	}
+	if (!t) {
+		pr_warn_once("crossrelease: more than %d tagged classes, later ones share their helper's class\n",
+			     XR_TAG_CLASSES);
+		return NULL;
+	}
+	*name = t->name;
+	return &t->key;
+}
+EXPORT_SYMBOL_GPL(crosslock_tag_class);
+
+/* ---------------------------------------------------------------------
+ * Crosslocks with one owner at a time.  The primitive's own lock bit
+ * orders owners, so the state needs no lock of its own: the owner writes
+ * it after taking the bit, the releaser reads and clears it before
+ * dropping the bit.
+ */
+
+/*
+ * Has @curr written a history entry at or after generation @gen?  If not,
+ * no commit of a crosslock acquired at @gen has anything to walk.  The
+ * newest entry may be an interrupt's, written meanwhile: that only makes
+ * the answer "yes", and the walk sorts it out.
+ */
+static bool xr_hist_written_since(struct task_struct *curr, u64 gen)
+{
+	struct crosslock_task *xt = &curr->crosslock;
+	unsigned int nr = READ_ONCE(xt->nr_written);
+	u64 newest;
+
+	if (!nr)
+		return false;
+	newest = READ_ONCE(xt->hist[(nr - 1) % CROSSLOCK_HIST_SIZE].gen);
+	return !xr_gen_before(newest, gen);
+}
+
+/* Low 32 bits 0 mean "not acquired", so acquisitions never get them. */
+static unsigned int xr_next_gen(void)
+{
+	u64 gen = atomic64_inc_return(&crosslock_gen);
+
+	if (unlikely(!lower_32_bits(gen)))
+		gen = atomic64_inc_return(&crosslock_gen);
+	return lower_32_bits(gen);
+}
+
+/*
+ * The full generation of an owned acquisition from its low 32 bits: the
+ * latest generation with those bits.  If the lock was held for 2^32
+ * generations or more, that is younger than the truth, so the commit looks
+ * at fewer entries, never at entries older than the acquisition.
+ */
+static u64 xr_owner_gen(unsigned int low)
+{
+	u64 now = atomic64_read(&crosslock_gen);
+	u64 gen = (now & ~(u64)U32_MAX) | low;
+
+	return gen > now ? gen - BIT_ULL(32) : gen;
+}
+
+/**
+ * crosslock_owner_wait - a wait for an owned crosslock
+ * @map: the crosslock class
+ * @ip:  the caller
+ *
+ * Called before a sleeping acquisition (whether or not it ends up waiting)
+ * and before a wait for the release alone: every lock the caller holds
+ * then depends on the crosslock.
+ */
+void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
+{
+	if (!xr_enabled || !crosslock_owner_wait_needed(current->lockdep_depth))
+		return;
+	/*
+	 * Mark the class as a crosslock's before the check: a class that
+	 * is also a plain lock map's (a kthread_worker's order, a work
+	 * item's flush) may close a cycle at its first wait, and a cycle
+	 * through a crosslock is reported without switching lockdep off.
+	 */
+	xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED, ip, true);
+	xr_check_wait(map, ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_wait);
+
+/**
+ * crosslock_owner_acquire - an owned crosslock was taken
+ * @map: the crosslock class
+ * @o:   filled with the new acquisition's state
+ * @ip:  the caller
+ *
+ * The primitive stores @o in its instance; if that replaces a state still
+ * marked as acquired, it hands the old one to crosslock_owner_replaced().
+ */
+void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
+			     unsigned long ip)
+{
+	int class_idx;
+
+	if (!xr_enabled)
+		return;
+	o->ip = ip;
+	o->pid = task_pid_nr(current);
+	o->gen = xr_next_gen();
+	atomic_inc(&crosslock_nr_in_flight);
+	/*
+	 * An acquisition writes no history: all it has to do is mark the
+	 * class and save the call site's stack, once.  Most find both done
+	 * and need neither lockdep's recursion guard nor interrupts off.
+	 */
+	class_idx = crosslock_cached_class_idx(map);
+	if (likely(class_idx >= 0 && test_bit(class_idx, crosslock_classes) &&
+		   xr_stack_seen_last(class_idx, ip)))
+		return;
+	xr_note_acquire(map, 0, ip, true);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
+
+/**
+ * crosslock_owner_replaced - an acquisition replaced a stale state
+ * @old: the state that was replaced
+ *
+ * The instance's lock bit was dropped behind our back (e.g. copied to split
+ * pages and cleared there), so its old state, if acquired, is stale.
+ */
+void crosslock_owner_replaced(struct crosslock_owner *old)
+{
+	if (!xr_enabled || !old->gen)
+		return;
+	crosslock_counter_inc(CROSSLOCK_COUNTER_OWNER_STALE);
+	atomic_dec(&crosslock_nr_in_flight);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
+
+/**
+ * crosslock_owner_commit_needed - has the release of @o anything to commit?
+ * @o: the state of an owned crosslock instance
+ *
+ * Most unlocks follow their lock with no acquisition in between: then
+ * crosslock_owner_release() does not use its @map, which the primitive
+ * need not look up.
+ *
+ * Return: false if the current context acquired nothing since @o was
+ * acquired, or if @o is not tracked.
+ */
+bool crosslock_owner_commit_needed(const struct crosslock_owner *o)
+{
+	unsigned int gen = READ_ONCE(o->gen);
+
+	return xr_enabled && gen &&
+	       xr_hist_written_since(current, xr_owner_gen(gen));
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_commit_needed);
+
+/**
+ * crosslock_owner_release - release an owned crosslock
+ * @map:    the crosslock class
+ * @o:      the state of this instance
+ * @commit: commit this context's dependencies first (a real unlock, as
+ *          opposed to dropping a lock nobody could have waited for)
+ *
+ * Return: false if the instance was not acquired as far as we know (its
+ * lock bit was set before tracking began, or copied); nothing is done.
+ */
+bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
+			     bool commit)
+{
+	unsigned int gen = READ_ONCE(o->gen);
+	struct crosslock_snapshot c;
+	unsigned long flags;
+	int class_idx;
+	u64 acquired;
+
+	if (!xr_enabled)
+		return true;
+	if (!gen) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
+		return false;
+	}
+	acquired = xr_owner_gen(gen);
+	if (commit && !xr_hist_written_since(current, acquired)) {
+		/* the common unlock: nothing acquired since, nothing to walk */
+		crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
+	} else if (commit && crosslock_lockdep_enter(&flags)) {
+		class_idx = xr_crosslock_class_idx(map);
+		if (class_idx >= 0) {
+			xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip),
+				       acquired, READ_ONCE(o->pid));
+			c.owned = true;
+			xr_commit_run(&c);
+		}
+		crosslock_lockdep_exit(flags);
+	}
+	/* the primitive's own lock bit keeps a second releaser out */
+	WRITE_ONCE(o->gen, 0);
+	atomic_dec(&crosslock_nr_in_flight);
+	return true;
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_release);
