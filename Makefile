@@ -92,9 +92,11 @@ bugs: deps tree
 	@bash $(S)/bugs.sh all $(BUGS)
 
 clean:
-	@echo ">> clean: removing build outputs (keeping build/linux and build/ccache)"
+	@echo ">> clean: removing build outputs (keeping the trees and build/ccache)"
 	rm -rf build/out-* build/initramfs-* build/logs build/series build/series-check
+	rm -rf build/6.12/out-* build/6.12/initramfs-* build/6.12/logs build/6.12/series build/6.12/series-check
 	-git -C build/linux worktree prune 2>/dev/null
+	-git -C build/6.12/linux worktree prune 2>/dev/null
 
 distclean:
 	@echo ">> distclean: removing build/"
