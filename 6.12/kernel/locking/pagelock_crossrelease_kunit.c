@@ -234,8 +234,9 @@ static void pl_folio_left_mapping_reported(struct kunit *test)
 
 	lock_page(page0);
 	lockdep_kunit_take_m(&ctx->fx);
-	KUNIT_EXPECT_EQ(test, generic_error_remove_folio(file->f_mapping,
-						    page_folio(page0)), 0);
+	KUNIT_EXPECT_EQ(test,
+			generic_error_remove_folio(file->f_mapping, page_folio(page0)),
+			0);
 	KUNIT_EXPECT_NULL(test, page0->mapping);
 	unlock_page(page0);
 
