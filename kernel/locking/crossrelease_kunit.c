@@ -10,6 +10,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>

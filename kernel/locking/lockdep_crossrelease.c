@@ -33,6 +33,7 @@
 #include <linux/init.h>
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
