@@ -24,7 +24,7 @@ LOCKDEP_TABLES = [
     ("dependency chain hlocks used", "chain_hlocks"),
     ("stack-trace entries", "stack_trace"),
 ]
-XR_TABLES = ["xr_stacks", "xr_deps", "xr_last_ip"]
+XR_TABLES = ["xr_stacks", "xr_deps", "xr_chains", "xr_last_ip"]
 
 
 def parse_log(path):

@@ -94,16 +94,37 @@ struct crosslock_owner {
 
 /*
  * One acquisition in a task's history: which class, where, when (the
- * global crosslock generation it saw, 64 bits so that it never wraps) and
- * in which context instance.
+ * global crosslock generation it saw, 64 bits so that it never wraps), in
+ * which context instance, and the running sum of that instance's entries
+ * up to this one (see struct crosslock_span).
  */
 struct crosslock_hist_entry {
 	u64		gen;
+	u64		sum;
 	unsigned long	ip;
 	unsigned int	ctx;
 	u16		class_idx;
 	u8		irq_context;
 	u8		flags;
+};
+
+/**
+ * struct crosslock_span - the entries of the current instance of one
+ *                         context kind (task, softirq, hardirq, both)
+ * @ctx:       the instance, as in crosslock_hist_entry::ctx
+ * @first_pos: position of its first entry in the history (its
+ *             crosslock_task::nr_written then)
+ * @first_gen: generation of its first entry
+ * @last_gen:  generation of its newest entry
+ * @sum:       sum of a hash of each of its entries' class and flags, a
+ *             key for the set of dependencies a commit walks
+ */
+struct crosslock_span {
+	u64		first_gen;
+	u64		last_gen;
+	u64		sum;
+	unsigned int	ctx;
+	unsigned int	first_pos;
 };
 
 /**
@@ -121,6 +142,7 @@ struct crosslock_hist_entry {
  *              is a process-context acquisition a repeat may skip; 0 if not
  * @repeat_gen: its generation
  * @repeat_key: its class index and read mode
+ * @span:       per context kind, the entries of its current instance
  * @hist:       ring of the most recent acquisitions
  */
 struct crosslock_task {
@@ -134,6 +156,7 @@ struct crosslock_task {
 	u16			repeat_key;
 	unsigned long		repeat_ip;
 	u64			repeat_gen;
+	struct crosslock_span	span[4];
 	struct crosslock_hist_entry	hist[CROSSLOCK_HIST_SIZE];
 };
 

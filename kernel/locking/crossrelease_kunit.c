@@ -818,33 +818,162 @@ static void xr_history_overflow_quiet(struct kunit *test)
 			overflows + 1);
 }
 
-/* The same dependency committed twice: added once, then a cache hit. */
-static void commit_x_after_n(struct xr_ctx *ctx)
+/* Wait for X under M, take N and maybe the irq lock, release X. */
+static void commit_x_after_n(struct xr_ctx *ctx, bool irq_lock)
 {
 	wait_under_m(ctx);
 	mutex_lock(&ctx->n);
 	mutex_unlock(&ctx->n);
+	if (irq_lock)
+		take_irq_lock(ctx);
 	crosslock_commit(&ctx->x);
 	crosslock_release(&ctx->x, XR_IP);
 }
 
+struct xr_counts {
+	long added, checked, cached, chains;
+};
+
+static void xr_counts_read(struct xr_counts *n)
+{
+	n->added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
+	n->checked = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CHECKED);
+	n->cached = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CACHED);
+	n->chains = crosslock_counter_read(CROSSLOCK_COUNTER_CHAINS_CACHED);
+}
+
+/* What the counters moved by since @before */
+static void xr_expect_counts(struct kunit *test, const struct xr_counts *before,
+			     long added, long checked, long cached, long chains)
+{
+	struct xr_counts now;
+
+	xr_counts_read(&now);
+	KUNIT_EXPECT_EQ(test, now.added - before->added, added);
+	KUNIT_EXPECT_EQ(test, now.checked - before->checked, checked);
+	KUNIT_EXPECT_EQ(test, now.cached - before->cached, cached);
+	KUNIT_EXPECT_EQ(test, now.chains - before->chains, chains);
+}
+
+/*
+ * The same dependency committed twice: added once, then the second commit
+ * is one probe of the chain cache, with no walk.
+ */
 static void xr_second_commit_adds_nothing(struct kunit *test)
 {
 	struct xr_ctx *ctx = test->priv;
-	long added, checked, cached;
+	struct xr_counts n;
 
-	added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
-	commit_x_after_n(ctx);
-	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added + 1);
+	xr_counts_read(&n);
+	commit_x_after_n(ctx, false);
+	xr_expect_counts(test, &n, 1, 1, 0, 0);
 
-	added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
-	checked = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CHECKED);
-	cached = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CACHED);
-	commit_x_after_n(ctx);
-	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED), added);
-	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CHECKED), checked);
-	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_CACHED), cached + 1);
+	xr_counts_read(&n);
+	commit_x_after_n(ctx, false);
+	xr_expect_counts(test, &n, 0, 0, 0, 1);
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/*
+ * A commit of a set that differs by one dependency is walked: the pair
+ * cache answers the known one, lockdep adds the new one.
+ */
+static void xr_commit_new_set_walked(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct xr_counts n;
+
+	commit_x_after_n(ctx, false);
+	xr_counts_read(&n);
+	commit_x_after_n(ctx, true);
+	xr_expect_counts(test, &n, 1, 1, 1, 0);
+
+	xr_counts_read(&n);
+	commit_x_after_n(ctx, true);
+	xr_expect_counts(test, &n, 0, 0, 0, 1);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/* Wait for X under M, take a lock of class @key, release X. */
+static void commit_x_after_key(struct xr_ctx *ctx, struct lock_class_key *key)
+{
+	struct lockdep_map map;
+
+	lockdep_init_map(&map, "xr_test_freed", key, 0);
+	wait_under_m(ctx);
+	lock_map_acquire(&map);
+	lock_map_release(&map);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+}
+
+/*
+ * Freeing a class takes its dependencies out of the graph: every cached
+ * commit is forgotten (a set without the class is walked again, its pairs
+ * answered by the pair cache), and the commit with the class adds its
+ * dependency again.
+ */
+static void xr_commit_cache_forgets_freed_class(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct lock_class_key *key = kunit_kzalloc(test, sizeof(*key), GFP_KERNEL);
+	struct xr_counts n;
+
+	KUNIT_ASSERT_NOT_NULL(test, key);
+	lockdep_register_key(key);
+	commit_x_after_n(ctx, false);
+	commit_x_after_key(ctx, key);
+	xr_counts_read(&n);
+	commit_x_after_key(ctx, key);
+	xr_expect_counts(test, &n, 0, 0, 0, 1);
+
+	lockdep_unregister_key(key);		/* zap_class() */
+	xr_counts_read(&n);
+	commit_x_after_n(ctx, false);
+	xr_expect_counts(test, &n, 0, 0, 1, 0);
+
+	lockdep_register_key(key);
+	xr_counts_read(&n);
+	commit_x_after_key(ctx, key);
+	xr_expect_counts(test, &n, 1, 1, 0, 0);
+	lockdep_unregister_key(key);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
+/*
+ * A wait under the held locks of an earlier wait of the same class skips
+ * lockdep's check; under other held locks it does not, and a wait that
+ * closes a cycle after a cached one is still reported.
+ */
+static void xr_wait_cache_then_cycle_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long waits;
+
+	lockdep_kunit_expect_xr_report(test);
+	wait_under_m(ctx);
+	crosslock_release(&ctx->x, XR_IP);
+	waits = crosslock_counter_read(CROSSLOCK_COUNTER_WAITS_CACHED);
+	wait_under_m(ctx);
+	crosslock_release(&ctx->x, XR_IP);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_WAITS_CACHED),
+			waits + 1);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+
+	/* X -> N, then a wait for X under N: N -> X -> N */
+	crosslock_acquire(&ctx->x, 1, XR_IP);
+	mutex_lock(&ctx->n);
+	mutex_unlock(&ctx->n);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	mutex_lock(&ctx->n);
+	crosslock_acquire(&ctx->x, 0, XR_IP);
+	mutex_unlock(&ctx->n);
+	crosslock_release(&ctx->x, XR_IP);
+	KUNIT_EXPECT_EQ(test, crosslock_counter_read(CROSSLOCK_COUNTER_WAITS_CACHED),
+			waits + 1);
+	KUNIT_EXPECT_EQ(test, lockdep_kunit_count(&ctx->fx.cap, LOCKDEP_KUNIT_CIRCULAR), 1U);
+	lockdep_kunit_reset();
 }
 
 /*
@@ -1027,6 +1156,9 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_new_work_item_quiet),
 	KUNIT_CASE(xr_history_overflow_quiet),
 	KUNIT_CASE(xr_second_commit_adds_nothing),
+	KUNIT_CASE(xr_commit_new_set_walked),
+	KUNIT_CASE(xr_commit_cache_forgets_freed_class),
+	KUNIT_CASE(xr_wait_cache_then_cycle_reported),
 	KUNIT_CASE(xr_commit_unacquired_quiet),
 	KUNIT_CASE(xr_misuse_release_unacquired),
 	KUNIT_CASE(xr_misuse_double_release),

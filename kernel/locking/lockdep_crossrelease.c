@@ -126,7 +126,8 @@ static bool xr_class_alive(unsigned int class_idx, u64 gen)
  */
 DECLARE_BITMAP(crosslock_classes, MAX_LOCKDEP_KEYS);
 
-static int xr_crosslock_class_idx(struct lockdep_map *map)
+/* The class index of crosslock @map, its class marked as a crosslock's */
+static int xr_mark_crosslock_class(struct lockdep_map *map)
 {
 	int class_idx = crosslock_class_idx(map);
 
@@ -199,6 +200,7 @@ void crosslock_init_task(struct task_struct *task)
 	       sizeof(task->crosslock.opportunistic));
 	task->crosslock.hidden = 0;
 	task->crosslock.repeat_ip = 0;
+	memset(task->crosslock.span, 0, sizeof(task->crosslock.span));
 }
 
 /**
@@ -251,7 +253,7 @@ struct lock_trace *crosslock_stack_lookup(unsigned int class_idx,
 
 	for (i = 0; i < XR_PROBES; i++) {
 		struct xr_stack_slot *s = xr_stack_slot(class_idx, ip, i);
-		/* pairs with the release in xr_stack_insert(): ip, trace */
+		/* pairs with the release in xr_stack_publish(): ip, trace */
 		unsigned int key = smp_load_acquire(&s->key);
 
 		if (key == XR_SLOT_FREE)
@@ -444,6 +446,195 @@ unsigned int crosslock_dep_cache_dead(void)
 	return n;
 }
 
+/* ---------------------------------------------------------------------
+ * Committed sets of dependencies, so that a repeated commit costs a probe
+ * whatever the number of entries it would walk.
+ *
+ * Each history entry adds a hash of its class and flags to the running
+ * sum of its context instance (struct crosslock_span), and keeps the sum
+ * as it stands after it.  The entries a commit walks are the newest ones
+ * of one instance, so their sum is the span's sum less the sum at the
+ * newest of its entries older than the crosslock: a key for the set of
+ * dependencies the walk would commit, with the crosslock's class, context
+ * kind and ownership.  A set once committed in full is in lockdep's graph
+ * until a class is freed, which empties this cache.  Like lockdep's own
+ * chain keys, two different sets with one key would hide the second: with
+ * 64-bit sums of 64-bit hashes, that is not expected to happen.
+ */
+#define XR_CHAIN_BITS	(CONFIG_LOCKDEP_CROSSRELEASE_CACHE_BITS - 2)
+#define XR_CHAIN_SIZE	BIT(XR_CHAIN_BITS)
+
+static u64 xr_chains[XR_CHAIN_SIZE];
+/* bumped by crosslock_zap_class(): a walk that spans it caches nothing */
+static atomic_t xr_chains_epoch = ATOMIC_INIT(0);
+
+/* splitmix64's step: sums of mixed values collide rarely, and 0 is no fixed point */
+static u64 xr_mix(u64 x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static u64 xr_chain_elem(unsigned int class_idx, u8 flags)
+{
+	return xr_mix((u64)class_idx << 8 | flags);
+}
+
+/* Add entry @e, written at position @pos of the history, to its span */
+static void xr_span_add(struct crosslock_span *s, struct crosslock_hist_entry *e,
+			unsigned int pos)
+{
+	if (s->ctx != e->ctx || !s->last_gen) {
+		s->ctx = e->ctx;
+		s->first_gen = e->gen;
+		s->first_pos = pos;
+		s->sum = 0;
+	}
+	s->sum += xr_chain_elem(e->class_idx, e->flags);
+	s->last_gen = e->gen;
+	e->sum = s->sum;
+}
+
+/* Position of the oldest entry still in the ring */
+static unsigned int xr_hist_oldest(struct crosslock_task *xt)
+{
+	return xt->nr_written - min_t(unsigned int, xt->nr_written, CROSSLOCK_HIST_SIZE);
+}
+
+/* Did instance @ctx write entries that the ring has lost since? */
+static bool xr_hist_lost(struct crosslock_task *xt, unsigned int irq_context,
+			 unsigned int ctx)
+{
+	struct crosslock_span *s = &xt->span[irq_context];
+	unsigned int oldest = xr_hist_oldest(xt);
+
+	return s->ctx == ctx && s->first_pos - oldest >= xt->nr_written - oldest;
+}
+
+/*
+ * Offset from the oldest entry in the ring of the first entry of
+ * generation @gen or later: generations only grow along the ring.
+ */
+static unsigned int xr_hist_find(struct crosslock_task *xt, u64 gen)
+{
+	unsigned int oldest = xr_hist_oldest(xt);
+	unsigned int lo = 0, hi = xt->nr_written - oldest;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (xr_gen_before(xt->hist[(oldest + mid) % CROSSLOCK_HIST_SIZE].gen, gen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The sum of the entries that the commit of @c walks in instance @ctx:
+ * those of the ring from the first of the instance at or after the
+ * crosslock's generation.  It is the span's sum less the sum before that
+ * entry.  False inside a bounded section, whose walk stops earlier.
+ */
+static bool xr_chain_sum(struct crosslock_task *xt, struct crosslock_snapshot *c,
+			 unsigned int ctx, u64 *sum)
+{
+	struct crosslock_span *s = &xt->span[c->irq_context];
+	unsigned int oldest = xr_hist_oldest(xt);
+	unsigned int nr = xt->nr_written - oldest;
+	unsigned int i;
+
+	if (xt->bounded && !c->irq_context)
+		return false;
+	if (s->ctx != ctx || xr_gen_before(s->last_gen, c->gen)) {
+		*sum = 0;		/* nothing written since */
+		return true;
+	}
+	/* from the instance's first entry, or the ring's oldest if lost */
+	i = s->first_pos - oldest < nr ? s->first_pos - oldest : 0;
+	if (xr_gen_before(s->first_gen, c->gen))
+		i = max(i, xr_hist_find(xt, c->gen));
+	for (; i < nr; i++) {
+		struct crosslock_hist_entry *e;
+
+		e = &xt->hist[(oldest + i) % CROSSLOCK_HIST_SIZE];
+		if (e->irq_context == c->irq_context && e->ctx == ctx) {
+			*sum = s->sum - e->sum + xr_chain_elem(e->class_idx, e->flags);
+			return true;
+		}
+	}
+	return false;
+}
+
+static u64 xr_chain_key(struct crosslock_snapshot *c, u64 sum)
+{
+	u64 tag = (u64)c->xhlock.class_idx << 8 | c->irq_context << 1 | c->owned;
+
+	return xr_mix(sum + xr_mix(tag | BIT_ULL(40))) ?: 1;
+}
+
+static u64 *xr_chain_slot(u64 key, int probe)
+{
+	return &xr_chains[(hash_64(key, XR_CHAIN_BITS) + probe) & (XR_CHAIN_SIZE - 1)];
+}
+
+static bool xr_chain_cached(u64 key)
+{
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		u64 k = READ_ONCE(*xr_chain_slot(key, i));
+
+		if (k == key)
+			return true;
+		if (!k)
+			break;
+	}
+	return false;
+}
+
+/*
+ * Cache @key after a walk that committed all of its entries, begun at
+ * @epoch.  When the probed slots are taken, the first is replaced: a miss
+ * only costs the walk.  If a class was freed since the walk began, its
+ * dependencies may be gone from the graph: the key is taken back, or
+ * crosslock_zap_class(), which orders its bump before its sweep as this
+ * orders its store before its check, sweeps it.
+ */
+static void xr_chain_remember(u64 key, unsigned int epoch)
+{
+	u64 *slot = xr_chain_slot(key, 0);
+	int i;
+
+	for (i = 0; i < XR_PROBES; i++) {
+		u64 *s = xr_chain_slot(key, i);
+
+		if (!READ_ONCE(*s)) {
+			slot = s;
+			break;
+		}
+	}
+	WRITE_ONCE(*slot, key);
+	smp_mb();	/* the key before the epoch: see crosslock_zap_class() */
+	if (atomic_read(&xr_chains_epoch) != epoch)
+		cmpxchg64(slot, key, 0);
+}
+
+static void xr_chains_forget(void)
+{
+	unsigned int i;
+
+	atomic_inc(&xr_chains_epoch);
+	smp_mb();	/* the epoch before the sweep: see xr_chain_remember() */
+	for (i = 0; i < XR_CHAIN_SIZE; i++)
+		WRITE_ONCE(xr_chains[i], 0);
+}
+
 /**
  * crosslock_zap_class - forget a lock class that lockdep is freeing
  * @class_idx: index of the class in lock_classes[]
@@ -464,6 +655,7 @@ void crosslock_zap_class(unsigned int class_idx)
 	WRITE_ONCE(xr_last_ip[class_idx][1], 0);
 	clear_bit(class_idx, crosslock_classes);
 	crosslock_cycle_forget_class(class_idx);
+	xr_chains_forget();
 	for (i = 0; i < XR_STACK_SIZE; i++) {
 		if (READ_ONCE(xr_stacks[i].key) == class_idx + 1)
 			WRITE_ONCE(xr_stacks[i].key, XR_SLOT_DEAD);
@@ -493,6 +685,7 @@ static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
 	e->class_idx = class_idx;
 	e->irq_context = irq_context;
 	e->flags = flags;
+	xr_span_add(&xt->span[irq_context], e, xt->nr_written);
 	xt->nr_written++;
 	xt->repeat_ip = 0;
 }
@@ -571,7 +764,8 @@ static bool xr_hist_redundant(struct task_struct *curr,
 
 /*
  * Record a typical-lock acquisition (called with interrupts disabled from
- * lock_acquire()).  Trylocks never wait, so they are never dependencies.
+ * lock_acquire(), for a checked lock that is not a trylock: a trylock
+ * never waits, so it is never a dependency).
  */
 void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock)
 {
@@ -579,7 +773,7 @@ void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock)
 	unsigned int ctx;
 	u64 gen;
 
-	if (hlock->trylock || !hlock->check || curr->crosslock.hidden)
+	if (curr->crosslock.hidden)
 		return;
 	gen = atomic64_read(&crosslock_gen);
 	ctx = xr_ctx_id(curr, irq_context);
@@ -686,6 +880,7 @@ static void xr_commit_fill(struct crosslock_snapshot *c, int class_idx,
 	c->gen = gen;
 	c->pid = pid;
 	c->owned = false;
+	c->incomplete = false;
 	c->comm[0] = '\0';
 }
 
@@ -698,7 +893,7 @@ static bool xr_snapshot(struct crosslock *xmap, struct crosslock_snapshot *c)
 	/* The common complete() with nobody waiting costs one read. */
 	if (!READ_ONCE(x->nr_acquired))
 		return false;
-	class_idx = xr_crosslock_class_idx(&xmap->map);
+	class_idx = xr_mark_crosslock_class(&xmap->map);
 	if (class_idx < 0)
 		return false;
 	arch_spin_lock(&x->lock);
@@ -747,6 +942,21 @@ static bool xr_released(struct crosslock *xmap)
 }
 
 /*
+ * A wait of the same class under the same held locks, in the same context
+ * kind and interrupt state, adds nothing that lockdep's check of an
+ * earlier one did not: lockdep itself would find the chain in its cache.
+ * Such waits share the chain cache with the commits, under their own tag.
+ */
+static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx)
+{
+	u64 tag = (u64)class_idx << 8 | xr_irq_context(curr) << 2 |
+		  !!lockdep_hardirqs_enabled() << 1 |
+		  !!lockdep_softirqs_enabled(curr);
+
+	return xr_mix(curr->curr_chain_key + xr_mix(tag | BIT_ULL(41))) ?: 1;
+}
+
+/*
  * A wait makes every lock the waiter holds depend on the crosslock,
  * through lockdep's usual checks.  With no lock held there is nothing to
  * check: lock_sync() would only mark the class as used with interrupts
@@ -755,8 +965,23 @@ static bool xr_released(struct crosslock *xmap)
  */
 static void xr_check_wait(struct lockdep_map *map, unsigned long ip)
 {
-	if (current->lockdep_depth)
-		lock_sync(map, 0, 0, 1, NULL, ip);
+	struct task_struct *curr = current;
+	int class_idx = crosslock_cached_class_idx(map);
+	unsigned int epoch = atomic_read(&xr_chains_epoch);
+	u64 key = 0;
+
+	if (!curr->lockdep_depth)
+		return;
+	if (class_idx >= 0) {
+		key = xr_wait_key(curr, class_idx);
+		if (xr_chain_cached(key)) {
+			crosslock_counter_inc(CROSSLOCK_COUNTER_WAITS_CACHED);
+			return;
+		}
+	}
+	lock_sync(map, 0, 0, 1, NULL, ip);
+	if (key && debug_locks)
+		xr_chain_remember(key, epoch);
 }
 
 /*
@@ -775,7 +1000,7 @@ static void xr_note_acquire(struct lockdep_map *map, u8 wait,
 	if (!crosslock_lockdep_enter(&flags))
 		return;
 	if (crosslock)
-		class_idx = xr_crosslock_class_idx(map);
+		class_idx = xr_mark_crosslock_class(map);
 	else
 		class_idx = crosslock_class_idx(map);
 	if (class_idx >= 0) {
@@ -888,6 +1113,7 @@ static bool xr_commit_entry(struct crosslock_snapshot *c, struct crosslock_hist_
 	case CROSSLOCK_DEP_OFF:
 		return false;
 	case CROSSLOCK_DEP_SKIPPED:
+		c->incomplete = true;
 		return true;
 	case CROSSLOCK_DEP_ADDED:
 		crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_ADDED);
@@ -923,12 +1149,15 @@ static unsigned int xr_commit_depth(struct crosslock_task *xt, struct crosslock_
  * folio locks taken in a row, or a wait for a completion of the class
  * being completed, are ordered by instance, which a class cannot tell
  * apart.  Entries whose class was freed since are skipped.
+ *
+ * Returns false if a dependency was left out: lockdep went off, or a
+ * class was freed.  Entries lost to the ring are not: they are not part
+ * of the set of entries the commit cache keys (xr_chain_sum()).
  */
-static void xr_commit_hist(struct task_struct *curr, struct crosslock_snapshot *c)
+static bool xr_commit_walk(struct crosslock_task *xt, struct crosslock_snapshot *c,
+			   unsigned int ctx)
 {
-	struct crosslock_task *xt = &curr->crosslock;
 	unsigned int nr = xr_commit_depth(xt, c);
-	unsigned int ctx = xr_ctx_id(curr, c->irq_context);
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
@@ -936,7 +1165,7 @@ static void xr_commit_hist(struct task_struct *curr, struct crosslock_snapshot *
 
 		e = &xt->hist[(xt->nr_written - 1 - i) % CROSSLOCK_HIST_SIZE];
 		if (xr_gen_before(e->gen, c->gen))
-			return;
+			return !c->incomplete;
 		if (e->irq_context != c->irq_context || e->ctx != ctx)
 			continue;
 		if (e->class_idx == c->xhlock.class_idx)
@@ -945,16 +1174,43 @@ static void xr_commit_hist(struct task_struct *curr, struct crosslock_snapshot *
 			continue;
 		if (unlikely(!xr_class_alive(e->class_idx, e->gen))) {
 			crosslock_counter_inc(CROSSLOCK_COUNTER_STALE_ENTRIES);
+			c->incomplete = true;
 			continue;
 		}
 		if (!xr_commit_entry(c, e))
-			return;
+			return false;
 	}
-	if (xt->nr_written > CROSSLOCK_HIST_SIZE) {
+	/* the ring's entries are the set: a commit with the same ones adds nothing */
+	if (!(xt->bounded && !c->irq_context) &&
+	    xr_hist_lost(xt, c->irq_context, ctx)) {
 		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_OVERFLOWS);
 		pr_warn_once("crossrelease: history of %s/%d overflowed, acquisitions older than %lu were not checked\n",
-			     curr->comm, task_pid_nr(curr), CROSSLOCK_HIST_SIZE);
+			     current->comm, task_pid_nr(current), CROSSLOCK_HIST_SIZE);
 	}
+	return !c->incomplete;
+}
+
+/*
+ * Commit this context's history: one probe of the chain cache if the set
+ * of dependencies was committed before, else the walk.
+ */
+static void xr_commit_hist(struct task_struct *curr, struct crosslock_snapshot *c)
+{
+	struct crosslock_task *xt = &curr->crosslock;
+	unsigned int ctx = xr_ctx_id(curr, c->irq_context);
+	unsigned int epoch = atomic_read(&xr_chains_epoch);
+	u64 sum, key = 0;
+
+	if (xr_chain_sum(xt, c, ctx, &sum)) {
+		key = xr_chain_key(c, sum);
+		if (xr_chain_cached(key)) {
+			crosslock_counter_inc(CROSSLOCK_COUNTER_CHAINS_CACHED);
+			return;
+		}
+	}
+	c->incomplete = false;
+	if (xr_commit_walk(xt, c, ctx) && key)
+		xr_chain_remember(key, epoch);
 }
 
 /* Inside crosslock_opportunistic_begin()/end() of this context */
@@ -1204,21 +1460,17 @@ EXPORT_SYMBOL_GPL(crosslock_tag_class);
  */
 
 /*
- * Has @curr written a history entry at or after generation @gen?  If not,
- * no commit of a crosslock acquired at @gen has anything to walk.  The
- * newest entry may be an interrupt's, written meanwhile: that only makes
- * the answer "yes", and the walk sorts it out.
+ * Has the current context instance of @curr written a history entry at or
+ * after generation @gen?  If not, no commit of a crosslock acquired at
+ * @gen has anything to walk.  Only this context writes its span.
  */
 static bool xr_hist_written_since(struct task_struct *curr, u64 gen)
 {
-	struct crosslock_task *xt = &curr->crosslock;
-	unsigned int nr = READ_ONCE(xt->nr_written);
-	u64 newest;
+	unsigned int irq_context = xr_irq_context(curr);
+	struct crosslock_span *s = &curr->crosslock.span[irq_context];
 
-	if (!nr)
-		return false;
-	newest = READ_ONCE(xt->hist[(nr - 1) % CROSSLOCK_HIST_SIZE].gen);
-	return !xr_gen_before(newest, gen);
+	return s->ctx == xr_ctx_id(curr, irq_context) &&
+	       !xr_gen_before(s->last_gen, gen);
 }
 
 /* Low 32 bits 0 mean "not acquired", so acquisitions never get them. */
@@ -1368,7 +1620,7 @@ bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 		/* the common unlock: nothing acquired since, nothing to walk */
 		crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
 	} else if (commit && crosslock_lockdep_enter(&flags)) {
-		class_idx = xr_crosslock_class_idx(map);
+		class_idx = xr_mark_crosslock_class(map);
 		if (class_idx >= 0) {
 			xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip),
 				       acquired, READ_ONCE(o->pid));

@@ -97,6 +97,8 @@ enum crosslock_counter_id {
 	CROSSLOCK_COUNTER_OWNER_UNTRACKED,
 	CROSSLOCK_COUNTER_HIST_IMPLIED,
 	CROSSLOCK_COUNTER_HIST_REPEATED,
+	CROSSLOCK_COUNTER_CHAINS_CACHED,
+	CROSSLOCK_COUNTER_WAITS_CACHED,
 	CROSSLOCK_COUNTER_COUNT,	/* number of counters */
 };
 
@@ -153,6 +155,9 @@ static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
 		return;
 	}
 	hlock = curr->held_locks + curr->lockdep_depth - 1;
+	/* trylocks never wait; rcu_read_lock() and friends are not checked */
+	if (hlock->trylock || !hlock->check)
+		return;
 	if (crosslock_hist_repeats(curr, hlock))
 		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_REPEATED);
 	else

@@ -19,6 +19,7 @@ struct crosslock_snapshot {
 	char			comm[CROSSLOCK_COMM_LEN];
 	unsigned int		irq_context;
 	bool			owned;		/* a crosslock with one owner */
+	bool			incomplete;	/* the walk left a dependency out */
 	u8			entry_flags;	/* of the entry being committed */
 };
 

@@ -53,6 +53,8 @@ static const char *const xr_counter_names[CROSSLOCK_COUNTER_COUNT] = {
 	[CROSSLOCK_COUNTER_OWNER_UNTRACKED]	= "owned crosslocks untracked",
 	[CROSSLOCK_COUNTER_HIST_IMPLIED]	= "acquisitions implied, not written",
 	[CROSSLOCK_COUNTER_HIST_REPEATED]	= "acquisitions repeated, not written",
+	[CROSSLOCK_COUNTER_CHAINS_CACHED]	= "crossrelease commits cached",
+	[CROSSLOCK_COUNTER_WAITS_CACHED]	= "crossrelease waits cached",
 };
 
 void crosslock_show_stats(struct seq_file *m)
