@@ -18,7 +18,8 @@
 #   make torture  lockdep selftests, locktorture/rcutorture, KASAN, debug
 #                 objects, small tables, lifecycle faults; build/torture/table.md
 # BASE=6.12 works on the 6.12 series (6.12/, build/6.12/) instead of 6.1's
-# (run on 6.12 so far: test, tree, export; bugs is 6.1 only).
+# (run on 6.12 so far: test, soak, tree, export, series up to checkpatch;
+# bugs is 6.1 only).
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
 # kernel command line arguments for the guest boot.  ARCH=arm64 cross-builds
 # and boots the arm64 kernel (build/out-<V>-arm64, qemu-system-aarch64
