@@ -11,7 +11,9 @@
 #   sparse      C=2 on the series' C files: no warning the base lacks
 #   kernel-doc  -none on the new headers and sources: no warning
 #   htmldocs    Documentation/locking renders crossrelease.rst: no warning
-# SERIES_STEPS="overlay am checkpatch" runs a subset (CI uses a subset).
+# SERIES_STEPS="overlay am checkpatch" runs a subset (CI uses a subset);
+# SERIES_BISECT_FROM=N starts the bisect at patch N (the patches before it
+# built in an earlier run: build/series/bisect.txt lists each result).
 # Builds share build/ccache; cold, the whole run takes about 90 minutes.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -97,8 +99,10 @@ exec 9>"$KLOCK"; flock 9	# the builds below hold the build lock
 if want bisect; then
 	out=$BUILD/out-bisect; mkdir -p "$out"
 	[ -f "$BUILD/out-xr/.config" ] || die "bisect: build the xr kernel first (make build)"
-	bad=(); t0=$SECONDS
+	bad=(); t0=$SECONDS; i=0; from=${SERIES_BISECT_FROM:-1}
+	[ "$from" = 1 ] && : > "$OUTD/bisect.txt"
 	for c in $(git -C "$CHK" rev-list --reverse base..HEAD); do
+		i=$((i + 1)); [ $i -ge "$from" ] || continue
 		git -C "$CHK" checkout -q "$c"
 		cp "$BUILD/out-xr/.config" "$out/.config"
 		s=$(git -C "$CHK" log -1 --format=%s "$c")
@@ -107,13 +111,15 @@ if want bisect; then
 		   kmake "$CHK" "$out" -s bzImage modules >> "$log" 2>&1 &&
 		   ! grep -q 'warning:' "$log"; then
 			say "series: bisect: builds without warnings: $s"
+			printf '%02d ok   %s\n' $i "$s" >> "$OUTD/bisect.txt"
 		else
+			printf '%02d FAIL %s\n' $i "$s" >> "$OUTD/bisect.txt"
 			grep -E 'warning:|error:' "$log" | head -10 || tail -20 "$log"
 			cp "$log" "$BUILD/logs/series-bisect-fail-$((${#bad[@]} + 1)).log"
 			bad+=("$s")
 		fi
 	done
-	[ ${#bad[@]} = 0 ] && row bisect ok "each of the $n patches builds, no warning ($(( (SECONDS - t0) / 60 )) min)" ||
+	[ ${#bad[@]} = 0 ] && row bisect ok "each of patches $from..$n builds, no warning ($(( (SECONDS - t0) / 60 )) min)" ||
 		row bisect FAIL "${#bad[@]} of $n do not build cleanly: ${bad[*]}"
 fi
 git -C "$CHK" checkout -q --detach "$(g rev-parse HEAD)"
