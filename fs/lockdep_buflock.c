@@ -30,6 +30,7 @@
 #include <linux/blkdev.h>
 #include <linux/buffer_head.h>
 #include <linux/crossrelease.h>
+#include <linux/crossrelease_class_table.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
@@ -64,71 +65,47 @@ static struct lockdep_map bdev_map =
 #define BH_NAME_LEN		64
 
 struct bh_class {
-	const void		*owner;
-	struct lockdep_map	map;
-	struct lock_class_key	key;
-	char			name[BH_NAME_LEN];
+	struct crosslock_class_slot	slot;	/* the owner */
+	struct lockdep_map		map;
+	struct lock_class_key		key;
+	char				name[BH_NAME_LEN];
 };
 
 static struct bh_class bh_classes[BH_CLASSES];
-static DEFINE_RAW_SPINLOCK(bh_classes_lock);
+static struct crosslock_class_table bh_table =
+	CROSSLOCK_CLASS_TABLE_INIT(bh_table, bh_classes);
 
-static struct lockdep_map *bh_class_find(const void *owner)
+struct bh_owner {
+	const char				*fs_name;
+	const struct address_space_operations	*aops;	/* NULL: metadata */
+};
+
+static void bh_class_init(void *entry, const void *owner, const void *arg)
 {
-	int i;
+	const struct bh_owner *o = arg;
+	struct bh_class *c = entry;
 
-	for (i = 0; i < BH_CLASSES; i++) {
-		struct bh_class *c = &bh_classes[i];
-		/* pairs with the release in bh_class_add(): map, name */
-		const void *o = smp_load_acquire(&c->owner);
-
-		if (o == owner)
-			return &c->map;
-		if (!o)
-			break;
-	}
-	return NULL;
-}
-
-/* Takes no lock lockdep sees: called from the buffer-lock hooks. */
-static struct lockdep_map *bh_class_add(const void *owner, const char *fs_name,
-					const struct address_space_operations *aops)
-{
-	struct lockdep_map *map;
-	unsigned long flags;
-	int i;
-
-	lockdep_off();
-	raw_spin_lock_irqsave(&bh_classes_lock, flags);
-	map = bh_class_find(owner);
-	for (i = 0; !map && i < BH_CLASSES; i++) {
-		struct bh_class *c = &bh_classes[i];
-
-		if (c->owner)
-			continue;
-		if (aops)
-			snprintf(c->name, BH_NAME_LEN, "(BH_Lock)%s:%ps",
-				 fs_name, aops);
-		else
-			snprintf(c->name, BH_NAME_LEN, "(BH_Lock)%s:meta",
-				 fs_name);
-		lockdep_init_map(&c->map, c->name, &c->key, 0);
-		/* publish the map and its name before the owner that finds it */
-		smp_store_release(&c->owner, owner);
-		map = &c->map;
-	}
-	raw_spin_unlock_irqrestore(&bh_classes_lock, flags);
-	lockdep_on();
-	if (!map)
-		pr_warn_once("more than %d buffer-lock classes: %s's buffers share \"(BH_Lock)buffer\"\n",
-			     BH_CLASSES, fs_name);
-	return map;
+	if (o->aops)
+		snprintf(c->name, BH_NAME_LEN, "(BH_Lock)%s:%ps", o->fs_name,
+			 o->aops);
+	else
+		snprintf(c->name, BH_NAME_LEN, "(BH_Lock)%s:meta", o->fs_name);
+	lockdep_init_map(&c->map, c->name, &c->key, 0);
 }
 
 static struct lockdep_map *bh_owner_class(const void *owner, const char *fs_name,
 					  const struct address_space_operations *aops)
 {
-	return bh_class_find(owner) ?: bh_class_add(owner, fs_name, aops);
+	struct bh_owner o = { .fs_name = fs_name, .aops = aops };
+	struct bh_class *c = crosslock_class_find(&bh_table, owner, NULL);
+
+	if (!c)
+		c = crosslock_class_add(&bh_table, owner, NULL, bh_class_init, &o);
+	if (c)
+		return &c->map;
+	pr_warn_once("more than %d buffer-lock classes: %s's buffers share \"(BH_Lock)buffer\"\n",
+		     BH_CLASSES, fs_name);
+	return NULL;
 }
 
 /*

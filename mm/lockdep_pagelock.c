@@ -45,8 +45,8 @@
 #define pr_fmt(fmt) "lockdep_pagelock: " fmt
 
 #include <linux/crossrelease.h>
+#include <linux/crossrelease_class_table.h>
 #include <linux/fs.h>
-#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/lockdep_pagelock.h>
@@ -111,86 +111,35 @@ static struct lockdep_map anon_maps[NR_FOLIO_BITS] = {
  * Folios are locked by the code of their address_space_operations: a
  * class per a_ops keeps apart what a file system locks in different
  * orders, such as btrfs' file data (btrfs_aops) and its extent buffers
- * (btree_aops, a private inode that is a regular file too).  A small open
- * hash table, filled once per a_ops, read locklessly.
+ * (btree_aops, a private inode that is a regular file too).  A small
+ * table, filled once per a_ops and read without locks
+ * (<linux/crossrelease_class_table.h>).
  */
-#define AOPS_BITS		7
-#define AOPS_CLASSES		BIT(AOPS_BITS)
-#define AOPS_PROBES		8
+#define AOPS_CLASSES		128
 #define AOPS_NAME_LEN		64
 
 struct aops_folio_class {
-	const struct address_space_operations	*aops;
+	struct crosslock_class_slot		slot;	/* the a_ops */
 	struct lockdep_map			map[NR_FOLIO_BITS];
 	struct lock_class_key			key[NR_FOLIO_BITS];
 	char					name[NR_FOLIO_BITS][AOPS_NAME_LEN];
 };
 
 static struct aops_folio_class aops_classes[AOPS_CLASSES];
-static DEFINE_RAW_SPINLOCK(aops_classes_lock);
+static struct crosslock_class_table aops_table =
+	CROSSLOCK_CLASS_TABLE_INIT(aops_table, aops_classes);
 
-static struct aops_folio_class *aops_slot(const void *aops, int probe)
-{
-	return &aops_classes[(hash_ptr(aops, AOPS_BITS) + probe) &
-			     (AOPS_CLASSES - 1)];
-}
-
-static struct aops_folio_class *aops_class_find(const void *aops)
-{
-	int i;
-
-	for (i = 0; i < AOPS_PROBES; i++) {
-		struct aops_folio_class *c = aops_slot(aops, i);
-		/* pairs with the release in aops_class_add(): map, name */
-		const void *a = smp_load_acquire(&c->aops);
-
-		if (a == aops)
-			return c;
-		if (!a)
-			break;
-	}
-	return NULL;
-}
-
-/* Takes no lock lockdep sees: called from the folio-lock hooks. */
 /* One class per bit: "(PG_locked)ext4:ext4_aops", "(PG_writeback)ext4:..." */
-static void aops_class_init(struct aops_folio_class *c,
-			    const struct address_space_operations *aops,
-			    const char *fs_name)
+static void aops_class_init(void *entry, const void *aops, const void *fs_name)
 {
+	struct aops_folio_class *c = entry;
 	int bit;
 
 	for (bit = 0; bit < NR_FOLIO_BITS; bit++) {
 		snprintf(c->name[bit], AOPS_NAME_LEN, "(%s)%s:%ps",
-			 folio_bit_names[bit], fs_name, aops);
+			 folio_bit_names[bit], (const char *)fs_name, aops);
 		lockdep_init_map(&c->map[bit], c->name[bit], &c->key[bit], 0);
 	}
-}
-
-/* Takes no lock lockdep sees: called from the folio-lock hooks. */
-static struct aops_folio_class *aops_class_add(const struct address_space_operations *aops,
-					       const char *fs_name)
-{
-	struct aops_folio_class *found;
-	unsigned long flags;
-	int i;
-
-	lockdep_off();
-	raw_spin_lock_irqsave(&aops_classes_lock, flags);
-	found = aops_class_find(aops);
-	for (i = 0; !found && i < AOPS_PROBES; i++) {
-		struct aops_folio_class *c = aops_slot(aops, i);
-
-		if (c->aops)
-			continue;
-		aops_class_init(c, aops, fs_name);
-		/* publish the maps and their names before the aops that find them */
-		smp_store_release(&c->aops, aops);
-		found = c;
-	}
-	raw_spin_unlock_irqrestore(&aops_classes_lock, flags);
-	lockdep_on();
-	return found;
 }
 
 static struct lockdep_map *mapping_folio_class(struct address_space *mapping,
@@ -201,9 +150,10 @@ static struct lockdep_map *mapping_folio_class(struct address_space *mapping,
 	struct file_system_type *type = host->i_sb->s_type;
 	struct aops_folio_class *c;
 
-	c = aops_class_find(aops);
+	c = crosslock_class_find(&aops_table, aops, NULL);
 	if (unlikely(!c))
-		c = aops_class_add(aops, type->name);
+		c = crosslock_class_add(&aops_table, aops, NULL, aops_class_init,
+					type->name);
 	if (likely(c))
 		return &c->map[bit];
 	pr_warn_once("no room for the folio classes of %ps (%s): its folios share \"(PG_locked)folio\"\n",

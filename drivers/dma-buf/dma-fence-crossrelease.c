@@ -27,6 +27,7 @@
  */
 #define pr_fmt(fmt) "dma-fence crossrelease: " fmt
 
+#include <linux/crossrelease_class_table.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-crossrelease.h>
 #include <linux/sched.h>
@@ -36,55 +37,35 @@
 #define XR_FENCE_NAME_LEN	48
 
 struct xr_fence_class {
-	const struct dma_fence_ops	*ops;
+	struct crosslock_class_slot	slot;	/* the fence's ops */
 	struct lock_class_key		key;
 	char				name[XR_FENCE_NAME_LEN];
 };
 
 static struct xr_fence_class xr_fence_classes[XR_FENCE_CLASSES];
+static struct crosslock_class_table xr_fences =
+	CROSSLOCK_CLASS_TABLE_INIT(xr_fences, xr_fence_classes);
 static struct xr_fence_class xr_fence_overflow = {
 	.name = "(dma_fence)other",
 };
 
-/* Serialises adding classes; lookups are lockless */
-static DEFINE_RAW_SPINLOCK(fence_classes_lock);
-
-static struct xr_fence_class *xr_fence_class_find(const struct dma_fence_ops *ops)
+static void xr_fence_class_init(void *entry, const void *ops, const void *arg)
 {
-	int i;
+	struct xr_fence_class *c = entry;
+	struct dma_fence *fence = (struct dma_fence *)arg;
 
-	for (i = 0; i < XR_FENCE_CLASSES; i++) {
-		const struct dma_fence_ops *o;
-
-		/* pairs with the release in xr_fence_class_add(): the name */
-		o = smp_load_acquire(&xr_fence_classes[i].ops);
-
-		if (o == ops)
-			return &xr_fence_classes[i];
-		if (!o)
-			break;
-	}
-	return NULL;
+	snprintf(c->name, XR_FENCE_NAME_LEN, "(dma_fence)%s",
+		 fence->ops->get_driver_name(fence));
 }
 
-static struct xr_fence_class *xr_fence_class_add(struct dma_fence *fence)
+static struct xr_fence_class *xr_fence_class(struct dma_fence *fence)
 {
 	struct xr_fence_class *c;
-	unsigned long flags;
-	int i;
 
-	raw_spin_lock_irqsave(&fence_classes_lock, flags);
-	c = xr_fence_class_find(fence->ops);
-	for (i = 0; !c && i < XR_FENCE_CLASSES; i++) {
-		if (xr_fence_classes[i].ops)
-			continue;
-		c = &xr_fence_classes[i];
-		snprintf(c->name, XR_FENCE_NAME_LEN, "(dma_fence)%s",
-			 fence->ops->get_driver_name(fence));
-		/* publish the name before the ops that find it */
-		smp_store_release(&c->ops, fence->ops);
-	}
-	raw_spin_unlock_irqrestore(&fence_classes_lock, flags);
+	c = crosslock_class_find(&xr_fences, fence->ops, NULL);
+	if (!c)
+		c = crosslock_class_add(&xr_fences, fence->ops, NULL,
+					xr_fence_class_init, fence);
 	if (!c) {
 		pr_warn_once("more than %d kinds of fences, the others share one class\n",
 			     XR_FENCE_CLASSES);
@@ -99,10 +80,8 @@ static struct xr_fence_class *xr_fence_class_add(struct dma_fence *fence)
  */
 void crosslock_fence_init(struct dma_fence *fence)
 {
-	struct xr_fence_class *c = xr_fence_class_find(fence->ops);
+	struct xr_fence_class *c = xr_fence_class(fence);
 
-	if (!c)
-		c = xr_fence_class_add(fence);
 	crosslock_init_map(&fence->dep_map, c->name, &c->key,
 			   CROSSLOCK_SELF_RELEASE);
 }

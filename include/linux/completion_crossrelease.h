@@ -10,6 +10,10 @@
 #ifndef __LINUX_COMPLETION_CROSSRELEASE_H
 #define __LINUX_COMPLETION_CROSSRELEASE_H
 
+#ifndef __LINUX_COMPLETION_H
+#error "include <linux/completion.h> instead"
+#endif
+
 #include <linux/crossrelease.h>
 #include <linux/limits.h>
 

@@ -6,6 +6,7 @@
  */
 #include <kunit/test.h>
 #include <linux/crossrelease.h>
+#include <linux/crossrelease_class_table.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
@@ -610,13 +611,38 @@ static void xr_timer_fn(struct timer_list *t)
 }
 
 /* Spin on this CPU so that the interrupt lands on top of this task. */
-static bool spin_until_fired(struct xr_ctx *ctx)
+static bool spin_until_fired(struct xr_ctx *ctx, unsigned long wait)
 {
-	unsigned long timeout = jiffies + 5 * HZ;
+	unsigned long timeout = jiffies + wait;
 
 	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
 		cpu_relax();
 	return READ_ONCE(ctx->fired);
+}
+
+/*
+ * Fire a timer on this CPU while spinning on it.  Its softirq runs on
+ * interrupt exit, unless ksoftirqd is already woken on this CPU: then it
+ * waits for ksoftirqd, which cannot run while we spin.  Let it run and
+ * try again.
+ */
+static bool xr_softirq_fire(struct xr_ctx *ctx)
+{
+	int tries;
+
+	for (tries = 0; tries < 20; tries++) {
+		preempt_disable();
+		timer_setup(&ctx->timer, xr_timer_fn, 0);
+		ctx->timer.expires = jiffies + 1;
+		add_timer_on(&ctx->timer, smp_processor_id());
+		spin_until_fired(ctx, HZ / 4);
+		preempt_enable();
+		del_timer_sync(&ctx->timer);
+		if (READ_ONCE(ctx->fired))
+			return true;
+		msleep(20);
+	}
+	return false;
 }
 
 static void xr_irq_commit(struct kunit *test, bool hard)
@@ -627,22 +653,17 @@ static void xr_irq_commit(struct kunit *test, bool hard)
 
 	wait_under_m(ctx);
 	lockdep_kunit_take_m(&ctx->fx);
-	preempt_disable();
 	if (hard) {
+		preempt_disable();
 		hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 		ctx->hrtimer.function = xr_hrtimer_fn;
 		hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-	} else {
-		timer_setup(&ctx->timer, xr_timer_fn, 0);
-		ctx->timer.expires = jiffies + 1;
-		add_timer_on(&ctx->timer, smp_processor_id());
-	}
-	fired = spin_until_fired(ctx);
-	preempt_enable();
-	if (hard)
+		fired = spin_until_fired(ctx, 5 * HZ);
+		preempt_enable();
 		hrtimer_cancel(&ctx->hrtimer);
-	else
-		del_timer_sync(&ctx->timer);
+	} else {
+		fired = xr_softirq_fire(ctx);
+	}
 	crosslock_release(&ctx->x, XR_IP);
 
 	KUNIT_ASSERT_TRUE(test, fired);
@@ -681,7 +702,7 @@ static void xr_opportunistic_irq_in_task_section_quiet(struct kunit *test)
 	hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	ctx->hrtimer.function = xr_opportunistic_hrtimer_fn;
 	hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-	fired = spin_until_fired(ctx);
+	fired = spin_until_fired(ctx, 5 * HZ);
 	crosslock_opportunistic_end();
 	preempt_enable();
 	hrtimer_cancel(&ctx->hrtimer);
@@ -1136,6 +1157,57 @@ static void xr_misuse_unbalanced_end(struct kunit *test)
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
+/*
+ * The class table the users of crossrelease share: an entry per owner
+ * pair, filled once, found again, and NULL once every slot is taken.
+ */
+struct xr_test_class {
+	struct crosslock_class_slot	slot;
+	int				nr;
+};
+
+static void xr_test_class_init(void *entry, const void *owner, const void *arg)
+{
+	struct xr_test_class *c = entry;
+
+	c->nr = *(const int *)arg;
+}
+
+static void xr_class_table_fills_once(struct kunit *test)
+{
+	static struct xr_test_class entries[4];
+	static struct crosslock_class_table t =
+		CROSSLOCK_CLASS_TABLE_INIT(t, entries);
+	static const char owners[5];
+	struct xr_test_class *c, *c2;
+	int i;
+
+	memset(entries, 0, sizeof(entries));
+	KUNIT_EXPECT_NULL(test, crosslock_class_find(&t, &owners[0], NULL));
+	i = 0;
+	c = crosslock_class_add(&t, &owners[0], NULL, xr_test_class_init, &i);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_PTR_EQ(test, c, crosslock_class_find(&t, &owners[0], NULL));
+	/* a second add finds the first entry and does not init it again */
+	i = 99;
+	KUNIT_EXPECT_PTR_EQ(test, c, crosslock_class_add(&t, &owners[0], NULL,
+							 xr_test_class_init, &i));
+	KUNIT_EXPECT_EQ(test, c->nr, 0);
+	/* the second key keeps owners apart */
+	c2 = crosslock_class_add(&t, &owners[0], &owners[1], xr_test_class_init, &i);
+	KUNIT_ASSERT_NOT_NULL(test, c2);
+	KUNIT_EXPECT_PTR_NE(test, c, c2);
+	KUNIT_EXPECT_EQ(test, c2->nr, 99);
+	for (i = 2; i < 4; i++)
+		KUNIT_EXPECT_NOT_NULL(test, crosslock_class_add(&t, &owners[i], NULL,
+								xr_test_class_init, &i));
+	KUNIT_EXPECT_NULL(test, crosslock_class_add(&t, &owners[4], NULL,
+						    xr_test_class_init, &i));
+	for (i = 2; i < 4; i++)
+		KUNIT_EXPECT_NOT_NULL(test, crosslock_class_find(&t, &owners[i], NULL));
+	KUNIT_EXPECT_NULL(test, crosslock_class_find(&t, &owners[4], NULL));
+}
+
 static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_cycle_reported),
 	KUNIT_CASE(xr_report_goes_on),
@@ -1165,6 +1237,7 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_misuse_exit_in_flight),
 	KUNIT_CASE(xr_misuse_uninitialised),
 	KUNIT_CASE(xr_misuse_unbalanced_end),
+	KUNIT_CASE(xr_class_table_fills_once),
 	{}
 };
 

@@ -29,6 +29,7 @@
  * Documentation/locking/crossrelease.rst.
  */
 #include <linux/crossrelease.h>
+#include <linux/crossrelease_class_table.h>
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
@@ -1376,36 +1377,118 @@ void crosslock_hide_end(void)
 EXPORT_SYMBOL_GPL(crosslock_hide_end);
 
 /* ---------------------------------------------------------------------
+ * Class tables: a slot per owner, found by hashing the owner and probing
+ * on.  Slots are never freed, so a lookup can stop at the first free one.
+ */
+static struct crosslock_class_slot *xr_class_slot(struct crosslock_class_table *t,
+						  unsigned long hash,
+						  unsigned int probe)
+{
+	unsigned int i = (hash + probe) & (t->nr_entries - 1);
+
+	return t->entries + i * t->entry_size;
+}
+
+static unsigned long xr_class_hash(const void *owner, const void *owner2)
+{
+	return hash_ptr(owner, 32) ^ hash_ptr(owner2, 32);
+}
+
+/**
+ * crosslock_class_find - the entry of an owner in a class table
+ * @t:      the table
+ * @owner:  the owner, never NULL
+ * @owner2: a second key, or NULL
+ *
+ * Takes no lock: safe in any context, lockdep's hooks included.
+ *
+ * Return: the entry, or NULL if the owner has none yet.
+ */
+void *crosslock_class_find(struct crosslock_class_table *t,
+			   const void *owner, const void *owner2)
+{
+	unsigned long hash = xr_class_hash(owner, owner2);
+	unsigned int i;
+
+	for (i = 0; i < t->nr_entries; i++) {
+		struct crosslock_class_slot *s = xr_class_slot(t, hash, i);
+		/* pairs with the release in crosslock_class_add() */
+		const void *o = smp_load_acquire(&s->owner);
+
+		if (!o)
+			break;
+		if (o == owner && s->owner2 == owner2)
+			return s;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(crosslock_class_find);
+
+/**
+ * crosslock_class_add - give an owner an entry in a class table
+ * @t:      the table
+ * @owner:  the owner, never NULL
+ * @owner2: a second key, or NULL
+ * @init:   fills the new entry (names, keys, maps), with the table locked
+ * @arg:    passed to @init
+ *
+ * The table's lock is one lockdep does not see, so that the folio-lock and
+ * buffer-lock hooks can add their classes.
+ *
+ * Return: the owner's entry, new or added meanwhile by another caller;
+ * NULL if the table is full (the caller warns and falls back).
+ */
+void *crosslock_class_add(struct crosslock_class_table *t,
+			  const void *owner, const void *owner2,
+			  crosslock_class_init_t init, const void *arg)
+{
+	unsigned long hash = xr_class_hash(owner, owner2);
+	struct crosslock_class_slot *s;
+	unsigned long flags;
+	unsigned int i;
+
+	lockdep_off();
+	raw_spin_lock_irqsave(&t->lock, flags);
+	s = crosslock_class_find(t, owner, owner2);
+	for (i = 0; !s && i < t->nr_entries; i++) {
+		s = xr_class_slot(t, hash, i);
+		if (s->owner) {
+			s = NULL;
+			continue;
+		}
+		s->owner2 = owner2;
+		init(s, owner, arg);
+		/* publish the entry before the owner that finds it */
+		smp_store_release(&s->owner, owner);
+	}
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+	lockdep_on();
+	return s;
+}
+EXPORT_SYMBOL_GPL(crosslock_class_add);
+
+/* ---------------------------------------------------------------------
  * Classes per (helper, tag), for helpers that many unrelated users share.
  */
 #define XR_TAG_CLASSES		64
 #define XR_TAG_NAME_LEN		64
 
 struct xr_tag_class {
-	const void		*tag;
-	const char		*what;
-	struct lock_class_key	key;
-	char			name[XR_TAG_NAME_LEN];
+	struct crosslock_class_slot	slot;	/* the tag, then the helper */
+	struct lock_class_key		key;
+	char				name[XR_TAG_NAME_LEN];
 };
 
 static struct xr_tag_class xr_tag_classes[XR_TAG_CLASSES];
-static DEFINE_RAW_SPINLOCK(xr_tag_lock);
+static struct crosslock_class_table xr_tags =
+	CROSSLOCK_CLASS_TABLE_INIT(xr_tags, xr_tag_classes);
 
-static struct xr_tag_class *xr_tag_find(const char *what, const void *tag)
+static void xr_tag_class_init(void *entry, const void *tag, const void *what)
 {
-	int i;
+	struct xr_tag_class *t = entry;
 
-	for (i = 0; i < XR_TAG_CLASSES; i++) {
-		struct xr_tag_class *t = &xr_tag_classes[i];
-		/* pairs with the release in crosslock_tag_class(): the name */
-		const void *tg = smp_load_acquire(&t->tag);
-
-		if (!tg)
-			break;
-		if (tg == tag && t->what == what)
-			return t;
-	}
-	return NULL;
+	snprintf(t->name, XR_TAG_NAME_LEN, "(complete)%s:%ps",
+		 (const char *)what, tag);
 }
 
 /**
@@ -1423,25 +1506,10 @@ static struct xr_tag_class *xr_tag_find(const char *what, const void *tag)
 struct lock_class_key *crosslock_tag_class(const char *what, const void *tag,
 					   const char **name)
 {
-	struct xr_tag_class *t = xr_tag_find(what, tag);
-	unsigned long flags;
-	int i;
+	struct xr_tag_class *t = crosslock_class_find(&xr_tags, tag, what);
 
-	if (!t) {
-		raw_spin_lock_irqsave(&xr_tag_lock, flags);
-		t = xr_tag_find(what, tag);
-		for (i = 0; !t && i < XR_TAG_CLASSES; i++) {
-			if (xr_tag_classes[i].tag)
-				continue;
-			t = &xr_tag_classes[i];
-			t->what = what;
-			snprintf(t->name, XR_TAG_NAME_LEN, "(complete)%s:%ps",
-				 what, tag);
-			/* publish the name before the tag that finds it */
-			smp_store_release(&t->tag, tag);
-		}
-		raw_spin_unlock_irqrestore(&xr_tag_lock, flags);
-	}
+	if (!t)
+		t = crosslock_class_add(&xr_tags, tag, what, xr_tag_class_init, what);
 	if (!t) {
 		pr_warn_once("crossrelease: more than %d tagged classes, later ones share their helper's class\n",
 			     XR_TAG_CLASSES);

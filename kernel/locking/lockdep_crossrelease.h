@@ -9,7 +9,9 @@
 
 #include <linux/atomic.h>
 #include <linux/crossrelease.h>
+#include <linux/lockdep.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 
 struct held_lock;
 struct lock_class;
@@ -28,6 +30,8 @@ int crosslock_class_idx(struct lockdep_map *lock);
 int crosslock_cached_class_idx(const struct lockdep_map *lock);
 struct lock_trace *crosslock_save_trace(void);
 void crosslock_print_trace(const struct lock_trace *trace, unsigned int spaces);
+unsigned int crosslock_class_of(const struct lock_class *class);
+const char *crosslock_class_name(unsigned int class_idx, char *buf, size_t len);
 /* What crosslock_add_dep() did with a dependency */
 enum crosslock_dep_result {
 	CROSSLOCK_DEP_OFF,	/* a report switched lockdep off, or it was off */

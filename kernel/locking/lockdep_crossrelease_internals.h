@@ -6,6 +6,7 @@
 #ifndef __KERNEL_LOCKING_LOCKDEP_CROSSRELEASE_INTERNALS_H
 #define __KERNEL_LOCKING_LOCKDEP_CROSSRELEASE_INTERNALS_H
 
+#include <linux/crossrelease_types.h>
 #include <linux/lockdep.h>
 #include <linux/types.h>
 

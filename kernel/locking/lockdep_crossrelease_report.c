@@ -83,22 +83,10 @@ struct xr_report_bufs {
 
 static DEFINE_PER_CPU(struct xr_report_bufs, xr_bufs);
 
-/* A class name as lockdep prints it: name, #version, /subclass. */
-static const char *xr_class_name(struct lock_class *class, char *buf)
+/* A class name as lockdep prints it, in one of the report buffers */
+static const char *xr_class_name(unsigned int class_idx, char *buf)
 {
-	const char *name = READ_ONCE(class->name);
-	int n;
-
-	if (!name) {
-		snprintf(buf, XR_NAME_LEN, "%ps", class->key);
-		return buf;
-	}
-	n = snprintf(buf, XR_NAME_LEN, "%s", name);
-	if (class->name_version > 1)
-		n += snprintf(buf + n, XR_NAME_LEN - n, "#%d", class->name_version);
-	if (class->subclass)
-		snprintf(buf + n, XR_NAME_LEN - n, "/%d", class->subclass);
-	return buf;
+	return crosslock_class_name(class_idx, buf, XR_NAME_LEN);
 }
 
 /*
@@ -129,7 +117,7 @@ bool crosslock_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 
 	pr_warn("%s/%d is releasing crosslock (in %s context):\n",
 		curr->comm, task_pid_nr(curr), xr_ctx_name(c->irq_context));
-	pr_warn(" (%s)\n", xr_class_name(lock_classes + tgt->class_idx, name));
+	pr_warn(" (%s)\n", xr_class_name(tgt->class_idx, name));
 	pr_warn("\nwhich %s/%d acquired at:\n", xr_commit_comm(c), c->pid);
 	xr_print_stack(tgt->class_idx, tgt->acquire_ip);
 	if (c->entry_flags & CROSSLOCK_HIST_WAIT)
@@ -137,7 +125,7 @@ bool crosslock_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 	else
 		pr_warn("\nbut since then, this context acquired lock:\n");
 	pr_warn(" (%s), at: %pS\n",
-		xr_class_name(lock_classes + src->class_idx, name),
+		xr_class_name(src->class_idx, name),
 		(void *)src->acquire_ip);
 	pr_warn("\nwith this stack (the first one seen at this call site):\n");
 	xr_print_stack(src->class_idx, src->acquire_ip);
@@ -155,10 +143,10 @@ bool crosslock_print_commit_scenario(struct held_lock *src, struct held_lock *tg
 	if (!c)
 		return false;
 
-	xr_class_name(lock_classes + tgt->class_idx, xname);
-	xr_class_name(lock_classes + src->class_idx, sname);
-	xr_class_name(parent, pname);
-	if (parent != lock_classes + src->class_idx)
+	xr_class_name(tgt->class_idx, xname);
+	xr_class_name(src->class_idx, sname);
+	xr_class_name(crosslock_class_of(parent), pname);
+	if (crosslock_class_of(parent) != src->class_idx)
 		pr_warn("Chain exists of:\n  %s --> %s --> %s\n\n",
 			sname, pname, xname);
 	pr_warn(" Possible unsafe locking scenario by crosslock:\n\n");
@@ -259,7 +247,7 @@ bool crosslock_cycle_goes_on(struct lock_list *target, struct held_lock *src,
 	    xr_class_is_crosslock(tgt->class_idx))
 		return true;
 	for (e = target; e; e = e->parent) {
-		if (xr_class_is_crosslock(e->class - lock_classes))
+		if (xr_class_is_crosslock(crosslock_class_of(e->class)))
 			return true;
 	}
 	return false;
@@ -272,7 +260,7 @@ static struct xr_known_cycle xr_cycle_of(struct lock_list *target)
 	struct lock_list *e;
 
 	for (e = target; e; e = e->parent) {
-		unsigned int idx = e->class - lock_classes;
+		unsigned int idx = crosslock_class_of(e->class);
 
 		k.sig += hash_32(idx + 1, 32);
 		k.classes |= BIT_ULL(idx % 64);
@@ -398,17 +386,20 @@ void crosslock_cycle_print_begin(void)
 static const char *xr_cycle_line(struct xr_report_bufs *b,
 				 struct lock_list *cycle)
 {
-	unsigned int n = 1, len = 0;
+	unsigned int n = 1, len = 0, idx;
 
 	while (cycle[n - 1].parent)
 		n++;
-	while (n--)
+	while (n--) {
+		idx = crosslock_class_of(cycle[n].class);
 		len += scnprintf(b->brief + len, XR_BRIEF_LEN - len, "%s -> ",
-				 xr_class_name(cycle[n].class, b->names[0]));
+				 xr_class_name(idx, b->names[0]));
+	}
 	while (cycle->parent)
 		cycle = cycle->parent;
+	idx = crosslock_class_of(cycle->class);
 	scnprintf(b->brief + len, XR_BRIEF_LEN - len, "%s",
-		  xr_class_name(cycle->class, b->names[0]));
+		  xr_class_name(idx, b->names[0]));
 	return b->brief;
 }
 

@@ -35,7 +35,7 @@ unsigned long crosslock_counter_read(enum crosslock_counter_id id)
 EXPORT_SYMBOL_GPL(crosslock_counter_read);
 
 static const char *const xr_counter_names[CROSSLOCK_COUNTER_COUNT] = {
-	[CROSSLOCK_COUNTER_COMMITS]		= "crosslock commits",
+	[CROSSLOCK_COUNTER_COMMITS]		= "crossrelease commits",
 	[CROSSLOCK_COUNTER_DEPS_CHECKED]	= "crossrelease deps checked",
 	[CROSSLOCK_COUNTER_DEPS_ADDED]		= "crossrelease deps added",
 	[CROSSLOCK_COUNTER_DEPS_CACHED]	= "crossrelease deps cached",
@@ -48,11 +48,11 @@ static const char *const xr_counter_names[CROSSLOCK_COUNTER_COUNT] = {
 	[CROSSLOCK_COUNTER_REPORTS_SUPPRESSED]	= "crossrelease reports suppressed",
 	[CROSSLOCK_COUNTER_REPORTS_BRIEF]	= "crossrelease reports in brief",
 	[CROSSLOCK_COUNTER_MISUSE]		= "crossrelease misuse warnings",
-	[CROSSLOCK_COUNTER_OPPORTUNISTIC]	= "opportunistic releases",
-	[CROSSLOCK_COUNTER_OWNER_STALE]	= "owned crosslocks replaced",
-	[CROSSLOCK_COUNTER_OWNER_UNTRACKED]	= "owned crosslocks untracked",
-	[CROSSLOCK_COUNTER_HIST_IMPLIED]	= "acquisitions implied, not written",
-	[CROSSLOCK_COUNTER_HIST_REPEATED]	= "acquisitions repeated, not written",
+	[CROSSLOCK_COUNTER_OPPORTUNISTIC]	= "crossrelease opportunistic releases",
+	[CROSSLOCK_COUNTER_OWNER_STALE]	= "crossrelease owners replaced",
+	[CROSSLOCK_COUNTER_OWNER_UNTRACKED]	= "crossrelease owners untracked",
+	[CROSSLOCK_COUNTER_HIST_IMPLIED]	= "crossrelease hist implied",
+	[CROSSLOCK_COUNTER_HIST_REPEATED]	= "crossrelease hist repeated",
 	[CROSSLOCK_COUNTER_CHAINS_CACHED]	= "crossrelease commits cached",
 	[CROSSLOCK_COUNTER_WAITS_CACHED]	= "crossrelease waits cached",
 };
@@ -63,7 +63,7 @@ void crosslock_show_stats(struct seq_file *m)
 
 	seq_printf(m, " %-31s%11s\n", "crossrelease tracking:",
 		   crosslock_enabled() ? "on" : "off");
-	seq_printf(m, " %-31s%11u\n", "crosslocks in flight:",
+	seq_printf(m, " %-31s%11u\n", "crossrelease in flight:",
 		   atomic_read(&crosslock_nr_in_flight));
 	seq_printf(m, " %-31s%11u\n", "crossrelease max reports:",
 		   crosslock_max_reports_get());

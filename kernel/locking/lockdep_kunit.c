@@ -246,9 +246,9 @@ EXPORT_SYMBOL_GPL(lockdep_kunit_quiesce);
  * "bad unlock balance" (typically the serial console's port lock, taken
  * by another CPU printing while the report is written out).  So before
  * re-arming, flush the console.  Sleeping locks held by other tasks
- * across the window can still trip lockdep, which is why "make test" runs
- * each case that expects a report in a boot of its own (see
- * lockdep_kunit_expect_report()).
+ * across the window can still trip lockdep, which is why each case that
+ * expects a report is best run in a boot of its own, with
+ * kunit.filter_glob (see lockdep_kunit_expect_report()).
  *
  * Unlike lib/locking-selftest.c this does not call lockdep_reset(): that
  * also empties the lock chain hash, which is only safe before other CPUs

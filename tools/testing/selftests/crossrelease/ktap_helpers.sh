@@ -36,8 +36,32 @@ ktap_finish() {
 	exit $KSFT_FAIL
 }
 
+# lockdep_stat LABEL: the value (first word) of the /proc/lockdep_stats
+# line with that label, e.g. "debug_locks", "crossrelease commits".
+# Without LABEL: every line as "label<tab>value<tab>max" (max: the "[max:
+# N]" capacity of a table, or empty).
 lockdep_stat() {
-	awk -F: -v k="$1" '$1 ~ k { gsub(/ /, "", $2); print $2 }' /proc/lockdep_stats
+	awk -v k="${1:-}" '
+	{	i = index($0, ":")
+		if (!i)
+			next
+		l = substr($0, 1, i - 1)
+		sub(/^ +/, "", l)
+		r = substr($0, i + 1)
+		split(r, w, " ")
+		if (k != "") {
+			if (l == k) {
+				print w[1]
+				exit
+			}
+			next
+		}
+		m = ""
+		if (match(r, /\[max: *[0-9]+/))
+			m = substr(r, RSTART + 5, RLENGTH - 5)
+		sub(/^ +/, "", m)
+		print l "\t" w[1] "\t" m
+	}' /proc/lockdep_stats
 }
 
 # scenario_cmd NAME: the shell command that plays a scenario of the
@@ -54,7 +78,7 @@ scenario_cmd() {
 # Lockdep reports once per boot: a test that needs it on must find it on.
 require_lockdep_on() {
 	[ -r /proc/lockdep_stats ] || ktap_skip_all "no /proc/lockdep_stats (CONFIG_PROVE_LOCKING)"
-	grep -q "crossrelease tracking: *on" /proc/lockdep_stats ||
+	[ "$(lockdep_stat "crossrelease tracking")" = on ] ||
 		ktap_skip_all "crossrelease tracking is off"
 	[ "$(lockdep_stat debug_locks)" = 1 ] ||
 		ktap_skip_all "lockdep already off (an earlier report)"
@@ -72,6 +96,8 @@ check_lockdep_on() {
 report_re='WARNING: possible|WARNING: inconsistent|WARNING: bad unlock'
 report_re="$report_re|WARNING: held lock|BUG: MAX_LOCK|INFO: trying to register"
 report_re="$report_re|WARNING: suspicious RCU|WARNING: lock held"
+# Any warning or crash, lockdep's reports, KASAN's and WARN()'s included.
+crash_re='WARNING:|BUG:|Oops:|general protection fault|Kernel panic'
 
 check_no_report_since() {
 	if dmesg | tail -n +"$(($1 + 1))" | grep -E "$report_re"; then

@@ -21,13 +21,13 @@ thp=/tmp/xr-lifecycle.thp
 filework=./xr_filework
 
 # besides lockdep's reports, any warning, BUG (KASAN's too) or oops
-report_re="$report_re|WARNING:|BUG:|Oops:|general protection fault"
+report_re="$report_re|$crash_re"
 
 require_lockdep_on
 modprobe -q $mod 2>/dev/null
 [ -w $run ] || ktap_skip_all "no $mod module (CONFIG_TEST_CROSSRELEASE_LIFECYCLE)"
 ktap_header 8
-misuse0=$(lockdep_stat "crossrelease misuse")
+misuse0=$(lockdep_stat "crossrelease misuse warnings")
 
 # lifecycle NAME COUNT: one run of the module, its figures as diagnostics
 lifecycle() {
@@ -116,7 +116,7 @@ else
 	ktap_ok "lifecycle split and migrate # SKIP no shmem THP or compaction"
 fi
 
-misuse=$(lockdep_stat "crossrelease misuse")
+misuse=$(lockdep_stat "crossrelease misuse warnings")
 if [ "$misuse" = "$misuse0" ]; then
 	ktap_ok "no misuse warning"
 else

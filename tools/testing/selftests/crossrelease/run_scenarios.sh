@@ -184,7 +184,7 @@ fi
 if [ ! -w $dbg/run ] && ! modprobe test_crossrelease 2>/dev/null; then
 	ktap_skip_all "no test_crossrelease module (CONFIG_TEST_CROSSRELEASE=m)"
 fi
-if grep -q "crossrelease tracking: *off" /proc/lockdep_stats; then
+if [ "$(lockdep_stat "crossrelease tracking")" = off ]; then
 	ktap_skip_all "crossrelease tracking is off (crossrelease=off)"
 fi
 

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lockdep classes named after what owns the crosslocks: a helper and its
+ * tag, a kind of dma-fence, a file system's address_space_operations.
+ * Each user keeps a static array of entries, each beginning with a
+ * struct crosslock_class_slot, filled once per owner and read without
+ * locks; this is the table around it.
+ */
+#ifndef __LINUX_CROSSRELEASE_CLASS_TABLE_H
+#define __LINUX_CROSSRELEASE_CLASS_TABLE_H
+
+#include <linux/build_bug.h>
+#include <linux/kernel.h>
+#include <linux/spinlock_types.h>
+#include <linux/types.h>
+
+/* The first member of every entry: the owner that finds it */
+struct crosslock_class_slot {
+	const void	*owner;		/* NULL while the slot is free */
+	const void	*owner2;	/* a second key, or NULL */
+};
+
+struct crosslock_class_table {
+	void		*entries;
+	size_t		entry_size;
+	unsigned int	nr_entries;	/* a power of two */
+	raw_spinlock_t	lock;		/* serialises adding entries */
+};
+
+#define CROSSLOCK_CLASS_TABLE_INIT(name, array)				\
+	{								\
+		.entries = (array),					\
+		.entry_size = sizeof((array)[0]),			\
+		.nr_entries = ARRAY_SIZE(array) +			\
+			BUILD_BUG_ON_ZERO(ARRAY_SIZE(array) &		\
+					  (ARRAY_SIZE(array) - 1)),	\
+		.lock = __RAW_SPIN_LOCK_UNLOCKED((name).lock),		\
+	}
+
+/* Called with the table locked, to fill @owner's new entry before it is found */
+typedef void (*crosslock_class_init_t)(void *entry, const void *owner,
+				       const void *arg);
+
+#ifdef CONFIG_LOCKDEP_CROSSRELEASE
+void *crosslock_class_find(struct crosslock_class_table *t,
+			   const void *owner, const void *owner2);
+void *crosslock_class_add(struct crosslock_class_table *t,
+			  const void *owner, const void *owner2,
+			  crosslock_class_init_t init, const void *arg);
+#else
+static inline void *crosslock_class_find(struct crosslock_class_table *t,
+					 const void *owner, const void *owner2)
+{
+	return NULL;
+}
+
+static inline void *crosslock_class_add(struct crosslock_class_table *t,
+					const void *owner, const void *owner2,
+					crosslock_class_init_t init,
+					const void *arg)
+{
+	return NULL;
+}
+#endif
+
+#endif /* __LINUX_CROSSRELEASE_CLASS_TABLE_H */
