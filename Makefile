@@ -73,10 +73,6 @@ check-overlay: tree
 
 # both kernels (plain and xr) are built, then booted in turns
 bench: deps tree
-	@bash $(S)/build.sh plain
-	@bash $(S)/initramfs.sh plain
-	@bash $(S)/build.sh xr
-	@bash $(S)/initramfs.sh xr
 	@bash $(S)/bench.sh $(ARGS)
 
 # the "soak" kernel (defconfig-based, build/out-soak), its initramfs, two boots

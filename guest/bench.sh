@@ -1,35 +1,37 @@
 #!/bin/sh
 # Guest side of "make bench" (scripts/bench.sh boots with
-# xr.run=/xr/bench.sh).  Prints "BENCH <key> <value...>" lines:
-#   boot_ms          /proc/uptime when this script starts (boot to shell)
-#   forkexec_ms      fork+exec loop of a dynamic binary (mke2fs -V)
-#   files_ms         create/write/read/delete loop on tmpfs
-#                    (both: median of 5 chunks x 5)
-#   task_struct_bytes, LOCKDEP <line of /proc/lockdep_stats>
-#   fs_ms            xr_filework rounds on ext4 on a loop device (median
-#                    of 5 chunks x 5)
-#   <benchmark> <ns/op> ... from lib/bench_crossrelease.c
+# xr.run=/xr/bench.sh).  A KTAP document of five results, each after its
+# figures (guest/lib.sh):
+#   boot to shell    boot_ms: /proc/uptime when this script starts
+#   workload         forkexec_ms: fork+exec loop of a dynamic binary (mke2fs
+#                    -V); files_ms: create/write/read/delete loop on tmpfs
+#                    (both: median of 5 chunks x 5, n=, chunks=)
+#   memory           task_struct_bytes, tasks, and every /proc/lockdep_stats
+#                    line as "lockdep.<label>: <value>[ max=<capacity>]"
+#   file-system throughput  fs_ms: xr_filework rounds on ext4 on a loop
+#                    device (median of 5 chunks x 5)
+#   microbenchmarks  "<benchmark>: <ns/op> min= max= reps= ops=" from
+#                    lib/bench_crossrelease.c, inflight_seen_<N>, the
+#                    counters again as "lockdep_end.<label>", guest_ms
 # Sizes can be changed on the kernel command line: xr.forks=, xr.files=,
 # xr.reps=, xr.ops=, xr.fsrounds=.
 read -r up0 _ < /proc/uptime
 ms() { read -r u _ < /proc/uptime; echo $(( ${u%.*} * 1000 + 10 * 1${u#*.} - 1000 )); }
-echo "BENCH boot_ms $(( ${up0%.*} * 1000 + 10 * 1${up0#*.} - 1000 ))"
+. /xr/lib.sh
+ktap_begin 5
+figure boot_ms $(( ${up0%.*} * 1000 + 10 * 1${up0#*.} - 1000 ))
 t_start=$(ms)
 echo 1 > /proc/sys/kernel/printk	# keep the serial console quiet
 
-forks=60 files=30 reps=15 ops=10000 fsrounds=5
-for arg in $(cat /proc/cmdline); do
-	case $arg in
-	xr.forks=*) forks=${arg#*=} ;;
-	xr.files=*) files=${arg#*=} ;;
-	xr.reps=*) reps=${arg#*=} ;;
-	xr.ops=*) ops=${arg#*=} ;;
-	xr.fsrounds=*) fsrounds=${arg#*=} ;;
-	esac
-done
+kernel_arg forks xr.forks 60
+kernel_arg files xr.files 30
+kernel_arg reps xr.reps 15
+kernel_arg ops xr.ops 10000
+kernel_arg fsrounds xr.fsrounds 5
 
-echo "BENCH reps $reps"
-echo "BENCH ops $ops"
+figure reps "$reps"
+figure ops "$ops"
+ktap_ok "boot to shell"
 
 # --- workload
 forkexec() {
@@ -63,17 +65,21 @@ for c in $(seq $K); do
 	t0=$(ms); forkexec $((forks / K)); t1=$(ms); files $((files / K)); t2=$(ms)
 	tfe="$tfe $((t1 - t0))"; tfs="$tfs $((t2 - t1))"
 done
-echo "BENCH forkexec_ms $(( $(echo "$tfe" | median) * K )) n=$((forks / K * K)) chunks=${tfe# }"
-echo "BENCH files_ms $(( $(echo "$tfs" | median) * K )) n=$((files / K * K * 50)) chunks=${tfs# }"
+chunks() { chunks=; for x in $1; do chunks=${chunks:+$chunks,}$x; done; }	# "a b" -> a,b
+chunks "$tfe"
+figure forkexec_ms "$(( $(echo "$tfe" | median) * K )) n=$((forks / K * K)) chunks=$chunks"
+chunks "$tfs"
+figure files_ms "$(( $(echo "$tfs" | median) * K )) n=$((files / K * K * 50)) chunks=$chunks"
+ktap_ok workload
 
 # --- memory
-echo "BENCH task_struct_bytes $(cat /sys/kernel/slab/task_struct/object_size 2>/dev/null || echo NA)"
-echo "BENCH tasks $(ls -d /proc/[0-9]* | wc -l)"
-if [ -r /proc/lockdep_stats ]; then
-	sed 's/^/BENCH LOCKDEP /' /proc/lockdep_stats
-fi
+figure task_struct_bytes "$(cat /sys/kernel/slab/task_struct/object_size 2>/dev/null || echo NA)"
+figure tasks "$(ls -d /proc/[0-9]* | wc -l)"
+stat_figures lockdep
+ktap_ok memory
 inflight() {
-	sed -n 's/^ *crosslocks in flight: *\([0-9]*\)$/\1/p' /proc/lockdep_stats 2>/dev/null | grep . || echo NA
+	v=$(lockdep_stat "crossrelease in flight" 2>/dev/null)
+	echo "${v:-NA}"
 }
 
 # --- file-system throughput: a round of xr_filework writes 4 files of
@@ -93,34 +99,39 @@ fsbench() {
 		tfw="$tfw $(($(ms) - t0))"
 	done
 	umount /tmp/xbm && losetup -d "$dev" && rm -f /tmp/xb.img
-	echo "BENCH fs_ms $(( $(echo "$tfw" | median) * K )) n=$((fsrounds / K * K)) chunks=${tfw# }"
+	chunks "$tfw"
+	figure fs_ms "$(( $(echo "$tfw" | median) * K )) n=$((fsrounds / K * K)) chunks=$chunks"
 }
-fsbench || echo "BENCH error fs workload failed"
+if fsbench; then
+	ktap_ok "file-system throughput"
+else
+	ktap_fail "file-system throughput # the fs workload failed"
+fi
 
 # --- microbenchmarks
 if ! modprobe bench_crossrelease reps="$reps" ops="$ops"; then
-	echo "BENCH error no bench_crossrelease module"
+	ktap_fail "microbenchmarks # no bench_crossrelease module"
 	exit 1
 fi
 knob=/sys/kernel/debug/bench_crossrelease/run
-bench() {	# bench <command> [<name>]: run one, print its result line
-	echo "$1" > $knob || { echo "BENCH error $1 failed"; return 1; }
-	r=$(cat $knob)
-	[ -z "${2:-}" ] || r="$2 ${r#* }"
-	echo "BENCH $r"
+failed=
+bench() {	# bench <command> [<name>]: run one, print its figure
+	echo "$1" > $knob || { echo "# error: $1 failed"; failed=1; return 1; }
+	r=$(cat $knob)	# <name> ns_per_op=<median> min= max= reps= ops=
+	figure "${2:-${r%% *}}" "$(echo "${r#* }" | sed 's/^ns_per_op=//')"
 }
 for d in 1 4 8; do bench "mutex $d"; done
 for d in 1 4 8; do bench "spin $d"; done
 bench folio
 bench completion
 for n in 0 1 10 100 1000; do
-	echo "hold $n" > $knob || { echo "BENCH error hold $n failed"; continue; }
-	echo "BENCH inflight_seen_$n $(inflight)"
+	echo "hold $n" > $knob || { echo "# error: hold $n failed"; failed=1; continue; }
+	figure inflight_seen_$n "$(inflight)"
 	bench "mutex 1" "inflight_$n"
 	echo release > $knob
 done
 # what the in-flight runs wrote and skipped (stats above predate them)
-grep -E "commits|deps|not written|overwritten|stacks|reports|debug_locks" /proc/lockdep_stats 2>/dev/null |
-	sed 's/^/BENCH LOCKDEP_END /' || true
-echo "BENCH guest_ms $(( $(ms) - t_start ))"
+stat_figures lockdep_end commits deps hist overwritten stacks reports debug_locks
+figure guest_ms "$(( $(ms) - t_start ))"
+if [ -z "$failed" ]; then ktap_ok microbenchmarks; else ktap_fail microbenchmarks; fi
 rmmod bench_crossrelease

@@ -3,15 +3,16 @@
 # workloads on a distro-class kernel, to hunt false reports of crossrelease.
 # Disks: /dev/vda (ext4: base for loop files and the swap file), /dev/vdb
 # (xfs), /dev/vdc (btrfs).  Each step runs in a process of its own under a
-# time limit and prints what it does and its result; at the end the
-# lockdep report headlines from dmesg, debug_locks and the crossrelease
-# counters of /proc/lockdep_stats, as "SOAK-STAT name=value" lines.
+# time limit and prints what it does.  A KTAP document (guest/lib.sh): one
+# result per step (ok if the step's exit status is 0; figures seconds, rc,
+# reports: new report headlines in dmesg), then "no report, lockdep on"
+# with the whole boot's figures: reports, debug_locks, tracking, commits,
+# deps_added, misuse, and the lockdep_stats lines as "lockdep.<label>".
 # Kernel args: soak.scale=N (% of the step durations, default 100),
 # soak.only=step,step (default: all steps).
-SCALE=100; ONLY=
-for a in $(cat /proc/cmdline); do
-	case $a in soak.scale=*) SCALE=${a#soak.scale=} ;; soak.only=*) ONLY=${a#soak.only=} ;; esac
-done
+. /xr/lib.sh
+kernel_arg SCALE soak.scale 100
+kernel_arg ONLY soak.only ""
 STEPS="ext4 xfs btrfs loopfs btrfs_sync dmcrypt raid1 mix migrate swap oom hotplug modules ipc"
 BASE=/mnt/base
 export DM_DISABLE_UDEV=1
@@ -290,46 +291,55 @@ step_ipc() { stress-ng --timeout "$(T 60)s" --metrics-brief --fork 2 --sem 1 --p
 # one step, in a process of its own (soak.sh step NAME)
 if [ "${1:-}" = step ]; then "step_$2"; exit $?; fi
 
-HEAD='(WARNING:|BUG:|general protection fault|Oops:|Kernel panic)'
-INFO='(INFO: task .* blocked|INFO: rcu.* stall)'
 mkdir -p /mnt /run
+chosen=
+for s in $STEPS; do
+	case ",${ONLY:-$s}," in *",$s,"*) chosen="$chosen $s" ;; esac
+done
+ktap_begin $(( $(echo $chosen | wc -w) + 1 ))
 say "scale ${SCALE}%, steps: ${ONLY:-all}; $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
-grep -E 'crossrelease tracking|debug_locks' /proc/lockdep_stats
+stat_figures lockdep "crossrelease tracking" debug_locks
 summary=/tmp/soak.steps
 : > $summary
-for s in $STEPS; do
-	case ",${ONLY:-$s}," in *",$s,"*) ;; *) continue ;; esac
-	before=$(dmesg | grep -cE "$HEAD")
+for s in $chosen; do
+	before=$(dmesg | grep -cE "$crash_re")
 	lim=$(( $(T 400) + 300 ))
 	say "==== step $s: start (limit $lim s) at $(cut -d' ' -f1 /proc/uptime) s"
 	t0=$(date +%s)
 	timeout -s KILL $lim sh /xr/soak.sh step $s < /dev/null
 	rc=$?
 	dt=$(( $(date +%s) - t0 ))
-	new=$(( $(dmesg | grep -cE "$HEAD") - before ))
+	new=$(( $(dmesg | grep -cE "$crash_re") - before ))
 	if [ $rc = 137 ]; then
 		say "step $s: time limit hit; blocked tasks:"; echo w > /proc/sysrq-trigger
 		killall -9 stress-ng fio dd 2>/dev/null
 	fi
-	say "==== step $s: rc=$rc in $dt s, new reports in dmesg: $new, debug_locks $(awk '/debug_locks:/ { print $2 }' /proc/lockdep_stats)"
+	say "==== step $s: rc=$rc in $dt s, new reports in dmesg: $new, debug_locks $(lockdep_stat debug_locks)"
 	printf '%-12s %5s s  rc=%-4s reports=%s\n' $s $dt $rc $new >> $summary
+	figure seconds "$dt"
+	figure rc "$rc"
+	figure reports "$new"
+	ktap_status "$rc" "$s"
 done
 grep -q " $BASE " /proc/mounts && umount $BASE
 
 echo "==== soak summary"
 cat $summary
 dmesg > /tmp/dmesg.txt
-n=$(grep -cE "$HEAD" /tmp/dmesg.txt)
+n=$(grep -cE "$crash_re" /tmp/dmesg.txt)
 say "report headlines in dmesg: $n"
-grep -E "$HEAD" /tmp/dmesg.txt | sed 's/^\[ *[0-9.]*\] /  headline: /'
-say "OOM kills in dmesg: $(grep -c 'Killed process' /tmp/dmesg.txt)"
-say "INFO lines (hung tasks, RCU stalls) in dmesg: $(grep -cE "$INFO" /tmp/dmesg.txt)"
-grep -E "$INFO" /tmp/dmesg.txt | sed 's/^\[ *[0-9.]*\] /  info: /' | head -20
-grep -E 'debug_locks|crosslock|crossrelease|lock-classes|direct dependencies|dependency chains|stack-trace entries' /proc/lockdep_stats
-echo "SOAK-STAT reports=$n"
-echo "SOAK-STAT debug_locks=$(awk '/debug_locks:/ { print $2 }' /proc/lockdep_stats)"
-echo "SOAK-STAT tracking=$(awk '/crossrelease tracking:/ { print $3 }' /proc/lockdep_stats)"
-echo "SOAK-STAT commits=$(awk '/crosslock commits:/ { print $3 }' /proc/lockdep_stats)"
-echo "SOAK-STAT deps_added=$(awk '/crossrelease deps added:/ { print $4 }' /proc/lockdep_stats)"
-echo "SOAK-STAT misuse=$(awk '/crossrelease misuse warnings:/ { print $4 }' /proc/lockdep_stats)"
+grep -E "$crash_re" /tmp/dmesg.txt | sed 's/^\[ *[0-9.]*\] /  headline: /'
+say "OOM kills in dmesg: $(grep -c "$oom_re" /tmp/dmesg.txt)"
+say "INFO lines (hung tasks, RCU stalls) in dmesg: $(grep -cE "$hung_re" /tmp/dmesg.txt)"
+grep -E "$hung_re" /tmp/dmesg.txt | sed 's/^\[ *[0-9.]*\] /  info: /' | head -20
+stat_figures lockdep debug_locks crossrelease lock-classes "direct dependencies" \
+	"dependency chains" "stack-trace entries"
+dl=$(lockdep_stat debug_locks)
+figure reports "$n"
+figure debug_locks "$dl"
+figure tracking "$(lockdep_stat "crossrelease tracking")"
+figure commits "$(lockdep_stat "crossrelease commits")"
+figure deps_added "$(lockdep_stat "crossrelease deps added")"
+figure misuse "$(lockdep_stat "crossrelease misuse warnings")"
+if [ "$n" = 0 ] && [ "$dl" = 1 ]; then ktap_ok "no report, lockdep on"; else ktap_fail "no report, lockdep on"; fi
 exit 0

@@ -1,8 +1,11 @@
 #!/bin/sh
 # Guest side of "make torture" (scripts/torture.sh), in the torture
 # kernel (KASAN, debug objects, lockdep's selftests, the torture modules).
-# Prints one "TORTURE-ROW|item|figures|ok-or-FAIL" line per item; the
-# KUnit and kselftest results are KTAP, counted on the host.
+# A KTAP document (guest/lib.sh), one result per item, each after its
+# figure "figures: <the table's text>" (and "summary: <lockdep's selftest
+# summary>" for the selftests); the kselftests nested in the kselftests
+# item.  WARN/BUG counts warnings and crashes (warn_re); lockdep's own
+# reports are counted separately (report_re).
 #   torture.sh selftests     lockdep's boot-time selftest summary only
 #   torture.sh all [MIN]     everything, MIN minutes per locktorture type
 #   torture.sh tables        a workload after lockdep's tables filled up
@@ -10,25 +13,22 @@ MODE=${1:-all}
 MIN=${2:-2}
 KS=/xr/kselftest/crossrelease
 cd $KS 2>/dev/null || cd /
-. $KS/ktap_helpers.sh
-# real warnings and crashes; lockdep's own reports are counted separately
-warn_re='WARNING: CPU|BUG:|Oops:|general protection fault|Kernel panic'
+. /xr/lib.sh
 
-row() { echo "TORTURE-ROW|$1|$2|$3"; }
-lines() { dmesg | wc -l; }
-since() { dmesg | tail -n +"$(($1 + 1))"; }
-count_since() { since "$1" | grep -cE "$2"; }
-stat() { lockdep_stat "$1"; }
+row() { # item figures ok|FAIL
+	figure figures "$2"
+	if [ "$3" = ok ]; then ktap_ok "$1"; else ktap_fail "$1"; fi
+}
 secs() { cut -d. -f1 /proc/uptime; }
 
 # figures common to every row: reports, WARN/BUG, debug_locks, commits
 tail_figs() { # mark commits-before
-	echo "lockdep reports $(count_since "$1" "$report_re"), WARN/BUG $(count_since "$1" "$warn_re"), debug_locks $(stat debug_locks), commits $(($(stat "crosslock commits") - $2))"
+	echo "lockdep reports $(count_since "$1" "$report_re"), WARN/BUG $(count_since "$1" "$warn_re"), debug_locks $(lockdep_stat debug_locks), commits $(($(lockdep_stat "crossrelease commits") - $2))"
 }
 verdict() { # mark
 	[ "$(count_since "$1" "$report_re")" = 0 ] &&
 		[ "$(count_since "$1" "$warn_re")" = 0 ] &&
-		[ "$(stat debug_locks)" = 1 ] && echo ok || echo FAIL
+		[ "$(lockdep_stat debug_locks)" = 1 ] && echo ok || echo FAIL
 }
 
 selftests() {
@@ -36,11 +36,12 @@ selftests() {
 	      sed -e 's/^\[[^]]*\] *//' -e 's/ *|$//' -e 's/  */ /g' | paste -sd ';' -)
 	st=FAIL
 	dmesg | grep -q 'Good, all .* testcases passed' && st=ok
-	row "lockdep selftests (DEBUG_LOCKING_API_SELFTESTS)" "${sum:-no summary}; crossrelease $(grep -q 'tracking: *on' /proc/lockdep_stats && echo on || echo off)" $st
+	figure summary "${sum:-no summary}"
+	row "lockdep selftests (DEBUG_LOCKING_API_SELFTESTS)" "${sum:-no summary}; crossrelease $([ "$(lockdep_stat "crossrelease tracking")" = on ] && echo on || echo off)" $st
 }
 
 ww_mutex() {
-	m=$(lines) t=$(secs) c=$(stat "crosslock commits")
+	m=$(dmesg_mark) t=$(secs) c=$(lockdep_stat "crossrelease commits")
 	if modprobe test-ww_mutex; then st=ok; else st=FAIL; fi
 	rmmod test-ww_mutex 2>/dev/null
 	[ "$(verdict "$m")" = ok ] || st=FAIL
@@ -63,7 +64,7 @@ bg_stop() {
 # torture MODULE TYPE SECONDS [module args]: load, run, unload, check
 torture() {
 	mod=$1 type=$2 s=$3; shift 3
-	m=$(lines) c=$(stat "crosslock commits")
+	m=$(dmesg_mark) c=$(lockdep_stat "crossrelease commits")
 	st=ok
 	modprobe $mod torture_type=$type stat_interval=0 "$@" || st=FAIL
 	sleep $s
@@ -75,7 +76,7 @@ torture() {
 }
 
 threads() {
-	m=$(lines) c=$(stat "crosslock commits")
+	m=$(dmesg_mark) c=$(lockdep_stat "crossrelease commits")
 	# threads-max is sized from memory, and KASAN doubles stacks
 	[ "$(cat /proc/sys/kernel/threads-max)" -ge 12000 ] || echo 12000 > /proc/sys/kernel/threads-max
 	modprobe test_crossrelease_lifecycle
@@ -87,18 +88,19 @@ threads() {
 }
 
 kselftests() {
-	m=$(lines) c=$(stat "crosslock commits")
+	m=$(dmesg_mark) c=$(lockdep_stat "crossrelease commits")
 	t=$(secs)
 	# scale 5: 2,500 threads, 200 exits, 20 s of hotplug, 15 unloads
-	LIFECYCLE_SCALE=5 sh /xr/test.sh | tee /tmp/kselftests.out
+	name="kselftests (scenarios, workload, dma-buf, lifecycle x5)"
+	ktap_nest "$name" sh -c 'LIFECYCLE_SCALE=5 sh /xr/test.sh | tee /tmp/kselftests.out'
 	nok=$(grep -c '^ *not ok' /tmp/kselftests.out)
-	row "kselftests (scenarios, workload, dma-buf, lifecycle x5)" "$(($(secs) - t)) s, $(grep -c '^ *ok' /tmp/kselftests.out) ok, $nok not ok (KTAP above); WARN/BUG $(count_since "$m" "$warn_re"), commits $(($(stat "crosslock commits") - c))" \
+	row "$name" "$(($(secs) - t)) s, $(grep -c '^ *ok' /tmp/kselftests.out) ok, $nok not ok (KTAP above); WARN/BUG $(count_since "$m" "$warn_re"), commits $(($(lockdep_stat "crossrelease commits") - c))" \
 		"$([ "$(count_since "$m" "$warn_re")" = 0 ] && [ "$nok" = 0 ] && echo ok || echo FAIL)"
 }
 
 final() {
-	row "whole boot" "WARN/BUG $(dmesg | grep -cE "$warn_re"), KASAN $(dmesg | grep -c 'BUG: KASAN'), debug objects $(dmesg | grep -c 'ODEBUG:'), debug_locks $(stat debug_locks), commits $(stat "crosslock commits"), misuse $(stat "crossrelease misuse"), stale entries $(stat "crossrelease stale entries")" \
-		"$([ "$(dmesg | grep -cE "$warn_re|ODEBUG:")" = 0 ] && [ "$(stat debug_locks)" = 1 ] && echo ok || echo FAIL)"
+	row "whole boot" "WARN/BUG $(dmesg | grep -cE "$warn_re"), KASAN $(dmesg | grep -c 'BUG: KASAN'), debug objects $(dmesg | grep -c 'ODEBUG:'), debug_locks $(lockdep_stat debug_locks), commits $(lockdep_stat "crossrelease commits"), misuse $(lockdep_stat "crossrelease misuse warnings"), stale entries $(lockdep_stat "crossrelease stale entries")" \
+		"$([ "$(dmesg | grep -cE "$warn_re|ODEBUG:")" = 0 ] && [ "$(lockdep_stat debug_locks)" = 1 ] && echo ok || echo FAIL)"
 }
 
 # lockdep's tables (or crossrelease's caches) are small in this kernel: a
@@ -122,18 +124,22 @@ tables() {
 	full=$(dmesg | grep -cE 'too low!|tables full|cache full')
 	off=$(dmesg | grep -c 'turning off the locking correctness validator')
 	other=$(dmesg | grep -E "$warn_re" | grep -vc 'too low!')
-	row "workload after the tables filled" "$(($(secs) - t)) s, $i rounds, table-full messages $full ($(dmesg | grep -E 'too low!|cache full' | sed -e 's/^\[[^]]*\] *//' | sort -u | paste -sd ';' -)), validator-off messages $off, other WARN/BUG $other, debug_locks $(stat debug_locks), deps not cached $(stat "deps not cached"), stacks dropped $(stat "stacks dropped")" \
+	row "workload after the tables filled" "$(($(secs) - t)) s, $i rounds, table-full messages $full ($(dmesg | grep -E 'too low!|cache full' | sed -e 's/^\[[^]]*\] *//' | sort -u | paste -sd ';' -)), validator-off messages $off, other WARN/BUG $other, debug_locks $(lockdep_stat debug_locks), deps not cached $(lockdep_stat "crossrelease deps not cached"), stacks dropped $(lockdep_stat "crossrelease stacks dropped")" \
 		"$([ $st = ok ] && [ "$full" -ge 1 ] && [ "$off" -le 1 ] && [ "$other" = 0 ] && echo ok || echo FAIL)"
 }
 
 case $MODE in
 selftests)
+	ktap_begin 1
 	selftests ;;
 ww)
+	ktap_begin 1
 	ww_mutex ;;
 tables)
+	ktap_begin 1
 	tables ;;
 all)
+	ktap_begin 10
 	selftests
 	ww_mutex
 	kselftests

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Turn the raw logs of scripts/bench.sh into one Markdown table of medians.
 
-Reads build/bench/raw/<label>-<round>.log (labels plain, xr-off, xr-on),
-each holding the "BENCH ..." lines of guest/bench.sh and lockdep's boot
-banner, and prints the table on stdout.  Per-entry sizes of lockdep's
-tables come from the vmlinux symbol sizes (array size / capacity).
+Reads build/bench/raw/<label>-<round>.log (labels plain, xr-off, xr-on and
+icount-*), each the console log of one boot: lockdep's boot banner and the
+KTAP document of guest/bench.sh, whose figures (and the host's, host_ms
+and host_load, added by scripts/runs.sh) scripts/ktap.py reads; prints the
+table on stdout.  Per-entry sizes of lockdep's tables come from the
+vmlinux symbol sizes (array size / capacity).
 """
 import argparse
 import glob
@@ -13,6 +15,8 @@ import re
 import statistics
 import subprocess
 import sys
+
+import ktap
 
 LABELS = ["plain", "xr-off", "xr-on"]
 HEAD = {"plain": "plain", "xr-off": "xr off", "xr-on": "xr on"}
@@ -27,50 +31,38 @@ LOCKDEP_TABLES = [
 XR_TABLES = ["xr_stacks", "xr_deps", "xr_chains", "xr_last_ip"]
 
 
+def number(v):
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
 def parse_log(path):
     """Return {key: value} of one boot."""
     d = {}
     with open(path, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            m = re.search(r"memory used by lock dependency info: (\d+) kB", line)
-            if m:
-                d["ld_static_kb"] = int(m.group(1))
-            m = re.search(r"memory used for stack traces: (\d+) kB", line)
-            if m:
-                d["ld_stack_kb"] = int(m.group(1))
-            if not line.startswith("BENCH "):
-                continue
-            f_ = line.split()[1:]
-            if not f_:
-                continue
-            key = f_[0]
-            if key == "LOCKDEP":
-                m = re.match(r"BENCH LOCKDEP\s+(.+?):\s+(\d+)(?:\s+\[max:\s+(\d+)\])?",
-                             line)
-                if m:
-                    d["ld:" + m.group(1).strip()] = int(m.group(2))
-                    if m.group(3):
-                        d["ldmax:" + m.group(1).strip()] = int(m.group(3))
-                continue
-            if len(f_) < 2:
-                continue
-            v = f_[1]
-            m = re.match(r"ns_per_op=([\d.]+)", v)
-            if m:
-                d[key] = float(m.group(1))
-                m = re.search(r" min=([\d.]+)", line)
-                if m:
-                    d[key + ".best"] = float(m.group(1))
-                continue
-            m = re.search(r" chunks=([\d ]+)$", line)
-            if m:
-                ch = [int(x) for x in m.group(1).split()]
+        text = f.read()
+    for key, pat in (("ld_static_kb", r"memory used by lock dependency info: (\d+) kB"),
+                     ("ld_stack_kb", r"memory used for stack traces: (\d+) kB")):
+        found = re.findall(pat, text)
+        if found:
+            d[key] = int(found[-1])
+    for key, value in ktap.parse(text).figures.items():
+        v, attrs = ktap.split(value)
+        if key.startswith("lockdep."):      # a /proc/lockdep_stats line
+            if v.isdigit():
+                d["ld:" + key[8:]] = int(v)
+                if attrs.get("max", "").isdigit():
+                    d["ldmax:" + key[8:]] = int(attrs["max"])
+            continue
+        d[key] = number(v)
+        if "min" in attrs:                  # a microbenchmark: batch minimum
+            d[key + ".best"] = float(attrs["min"])
+        elif "chunks" in attrs:             # a workload: chunk minimum x chunks
+            ch = [int(x) for x in attrs["chunks"].split(",") if x]
+            if ch:
                 d[key + ".best"] = min(ch) * len(ch)
-            try:
-                d[key] = float(v)
-            except ValueError:
-                d[key] = v
     if "host_ms" in d and "guest_ms" in d:
         d["boot_host_ms"] = d["host_ms"] - d["guest_ms"]
     return d

@@ -26,9 +26,7 @@ PKGS=(f2fs-tools ntfs-3g udftools attr)
 mapfile -t CASES < <(if [ $# -gt 0 ]; then printf '%s\n' "$@"; else
 	cd "$ROOT/bugs" && ls -d -- */ | tr -d /; fi)
 mkdir -p "$BD" "$LOGS"
-
-# A lockdep report's headline in the kernel log
-REPORT_RE='WARNING: (possible circular locking dependency|possible recursive locking|inconsistent lock state|possible irq lock inversion)'
+xr_lib		# chain_re: the headline of a lockdep report with a chain
 
 deps() {
 	local missing=() p
@@ -119,7 +117,7 @@ run() {
 # reports LOG: the lockdep reports in a boot log, each as one line of the
 # classes its chain names ("#N (class)" lines and the two lock lines)
 reports() {
-	awk -v re="$REPORT_RE" '
+	awk -v re="$chain_re" '
 		$0 ~ re { if (r != "") print r; r = "report:"; n = 0; next }
 		r != "" && /-> #[0-9]+ \(/ { sub(/.*-> #[0-9]+ /, ""); sub(/\{.*/, ""); r = r " " $0 }
 		r != "" && / is (trying to acquire lock|releasing crosslock)|this context acquired lock:/ { want = 1; next }

@@ -48,3 +48,11 @@ arm64|aarch64)
 *)
 	die "unsupported ARCH '$ARCH' (x86_64 or arm64)" ;;
 esac
+
+# The guest library (guest/lib.sh) on the host, for its report matchers
+# (report_re, crash_re, warn_re, hung_re, oom_re, chain_re): one definition
+# for the guest's reading of dmesg and the host's reading of console logs.
+xr_lib() {
+	# shellcheck source=/dev/null
+	XR_KSFT=$ROOT/tools/testing/selftests/crossrelease . "$ROOT/guest/lib.sh"
+}

@@ -16,6 +16,8 @@
 #   4. with TORTURE_KCSAN=1 (or the step "kcsan"), the "kcsan" kernel
 #      running the KUnit suites and kselftests: KCSAN's data-race reports
 #      are listed (a figure, not a failure: most are upstream's).
+# Boots and table through scripts/runs.sh: raw logs in build/torture/raw/,
+# the table in build/torture/table.md (scripts/torture-table.py).
 #   torture.sh [all|kernel|run|table|kcsan|summary]      (default: all)
 # Env: TORTURE_MIN (minutes per locktorture type, default 2),
 #      TORTURE_TABLES (default "deps chains stacks caches"),
@@ -23,11 +25,12 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 TD=$BUILD/torture
-LOGS=$BUILD/logs
+RUNS=$TD
+. "$ROOT/scripts/runs.sh"
 MIN=${TORTURE_MIN:-2}
 TABLES=${TORTURE_TABLES:-deps chains stacks caches}
 STEP=${1:-all}
-mkdir -p "$TD" "$LOGS"
+mkdir -p "$TD"
 
 declare -A TABLE_CONFIG=(
 	[deps]="CONFIG_LOCKDEP_BITS=10"
@@ -36,28 +39,18 @@ declare -A TABLE_CONFIG=(
 	[caches]="CONFIG_LOCKDEP_CROSSRELEASE_CACHE_BITS=6"
 )
 
-timed() { # name command...: run, record seconds and exit status
-	local name=$1 t0=$SECONDS rc=0; shift
-	"$@" || rc=$?
-	echo "$((SECONDS - t0)) $rc" > "$TD/$name.time"
-	return 0
-}
-
 kernel() {
-	bash "$ROOT/scripts/build.sh" torture
-	bash "$ROOT/scripts/initramfs.sh" torture
+	runs_kernel torture
 }
 
 run() {
+	rm -f "$TD/raw/kcsan.log"	# "all" runs kcsan again, if asked to
 	say "torture: boot 'on' ($MIN min per locktorture type)"
-	rm -f "$TD"/*.time
-	XR_MEM=3G XR_TIMEOUT=5400 XR_LOG_NAME=torture-on timed on \
-		bash "$ROOT/scripts/boot.sh" torture /xr/torture.sh "xr.args=all,$MIN" \
-		"kunit.filter_glob=crossrelease*" log_buf_len=32M hung_task_timeout_secs=600
+	XR_MEM=3G XR_TIMEOUT=5400 runs_boot on torture /xr/torture.sh "xr.args=all,$MIN" \
+		"kunit.filter_glob=crossrelease*" log_buf_len=32M hung_task_timeout_secs=600 || true
 	say "torture: boot 'off' (crossrelease=off, lockdep's selftests)"
-	XR_MEM=2G XR_TIMEOUT=1800 XR_LOG_NAME=torture-off timed off \
-		bash "$ROOT/scripts/boot.sh" torture /xr/torture.sh xr.args=selftests \
-		crossrelease=off kunit.enable=0 log_buf_len=32M
+	XR_MEM=2G XR_TIMEOUT=1800 runs_boot off torture /xr/torture.sh xr.args=selftests \
+		crossrelease=off kunit.enable=0 log_buf_len=32M || true
 }
 
 # one small table per boot; the kernel is rebuilt incrementally
@@ -67,59 +60,30 @@ table() {
 		[ -n "${TABLE_CONFIG[$t]:-}" ] || die "unknown table '$t'"
 		say "torture: tables kernel with ${TABLE_CONFIG[$t]}"
 		echo "${TABLE_CONFIG[$t]}" > "$BUILD/tables.config"
-		bash "$ROOT/scripts/build.sh" tables
-		bash "$ROOT/scripts/initramfs.sh" tables
-		XR_MEM=2G XR_TIMEOUT=1800 XR_LOG_NAME=torture-table-$t timed "table-$t" \
-			bash "$ROOT/scripts/boot.sh" tables /xr/torture.sh xr.args=tables kunit.enable=0
+		runs_kernel tables
+		XR_MEM=2G XR_TIMEOUT=1800 runs_boot "table-$t" tables /xr/torture.sh xr.args=tables \
+			kunit.enable=0 || true
 	done
 }
 
 # KCSAN: the KUnit suites and kselftests; data races listed by function
 kcsan() {
-	bash "$ROOT/scripts/build.sh" kcsan
-	bash "$ROOT/scripts/initramfs.sh" kcsan
-	XR_MEM=2G XR_TIMEOUT=3600 XR_LOG_NAME=torture-kcsan timed kcsan \
-		bash "$ROOT/scripts/boot.sh" kcsan test "kunit.filter_glob=crossrelease*" log_buf_len=32M
-	grep -a -A1 'BUG: KCSAN: data-race in' "$LOGS/torture-kcsan.log" |
+	runs_kernel kcsan
+	XR_MEM=2G XR_TIMEOUT=3600 runs_boot kcsan kcsan test "kunit.filter_glob=crossrelease*" \
+		log_buf_len=32M || true
+	grep -a -A1 'BUG: KCSAN: data-race in' "$TD/raw/kcsan.log" |
 		sed -n 's/^.*BUG: KCSAN: data-race in //p' | sort | uniq -c | sort -rn > "$TD/kcsan-races.txt" || true
 	say "torture: KCSAN: $(wc -l < "$TD/kcsan-races.txt") distinct data races, in $TD/kcsan-races.txt"
 }
 
-rows() { # log [prefix]
-	[ -f "$1" ] || { echo "| ${2:-}(no log) | | FAIL |"; return; }
-	grep -a '^TORTURE-ROW|' "$1" | sed -e 's/\r//' | awk -F'|' -v p="${2:-}" '{ printf "| %s%s | %s | %s |\n", p, $2, $3, $4 }'
-}
-
 summary() {
-	local on=$LOGS/torture-on.log off=$LOGS/torture-off.log s_on s_off k t rc st
-	{
-	echo "| item | figures | result |"
-	echo "|---|---|---|"
-	rows "$on"
-	if [ -f "$on" ]; then
-		k=$(python3 "$ROOT/scripts/ktap.py" --marker=XR-END "$on" 2>&1 | tail -1) && st=ok || st=FAIL
-		echo "| KUnit (crossrelease*, misuse table) + kselftests, KASAN + debug objects | $k | $st |"
+	local t args=()
+	for t in $TABLES; do args+=(--table "$t=${TABLE_CONFIG[$t]}"); done
+	if runs_table torture-table.py "${args[@]}" --kcsan-races "$TD/kcsan-races.txt"; then
+		say "torture: PASS, table in $TD/table.md"
+	else
+		die "torture: some rows failed (logs in $TD/raw/)"
 	fi
-	s_on=$(grep -a '^TORTURE-ROW|lockdep selftests' "$on" 2>/dev/null | cut -d'|' -f3 | sed 's/; crossrelease.*//')
-	s_off=$(grep -a '^TORTURE-ROW|lockdep selftests' "$off" 2>/dev/null | cut -d'|' -f3 | sed 's/; crossrelease.*//')
-	[ -n "$s_on" ] && [ "$s_on" = "$s_off" ] && st=ok || st=FAIL
-	echo "| lockdep selftests, crossrelease on vs off | on: ${s_on:-?}; off: ${s_off:-?} | $st |"
-	for t in $TABLES; do
-		rows "$LOGS/torture-table-$t.log" "${TABLE_CONFIG[$t]}: "
-	done
-	if [ -f "$TD/kcsan.time" ]; then
-		k=$(python3 "$ROOT/scripts/ktap.py" --marker=XR-END "$LOGS/torture-kcsan.log" 2>&1 | tail -1) && st=ok || st=FAIL
-		echo "| KCSAN kernel: KUnit + kselftests | $k; $(wc -l < "$TD/kcsan-races.txt") distinct data races reported ($(grep -c 'crossrelease\|xr_\|pagelock' "$TD/kcsan-races.txt" || true) in crossrelease code), see build/torture/kcsan-races.txt | $st |"
-	fi
-	for t in on off kcsan $(for x in $TABLES; do echo "table-$x"; done); do
-		[ -f "$TD/$t.time" ] || continue
-		read -r s rc < "$TD/$t.time"
-		echo "| boot $t | $((s / 60)) min $((s % 60)) s, exit $rc | $([ "$rc" = 0 ] && echo ok || echo FAIL) |"
-	done
-	} > "$TD/table.md"
-	cat "$TD/table.md"
-	if grep -q '| FAIL |' "$TD/table.md"; then die "torture: some rows failed (logs in $LOGS/torture-*.log)"; fi
-	say "torture: PASS, table in $TD/table.md"
 }
 
 case $STEP in
