@@ -9,7 +9,9 @@
 #ifndef __LINUX_CROSSRELEASE_CLASS_TABLE_H
 #define __LINUX_CROSSRELEASE_CLASS_TABLE_H
 
+#include <asm/barrier.h>
 #include <linux/build_bug.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
@@ -41,19 +43,53 @@ struct crosslock_class_table {
 typedef void (*crosslock_class_init_t)(void *entry, const void *owner,
 				       const void *arg);
 
+static inline struct crosslock_class_slot *
+crosslock_class_slot(struct crosslock_class_table *t, const void *owner,
+		     const void *owner2, unsigned int probe)
+{
+	unsigned long key = (unsigned long)owner ^ (unsigned long)owner2;
+	unsigned int i = (hash_long(key, 32) + probe) & (t->nr_entries - 1);
+
+	return t->entries + i * t->entry_size;
+}
+
+/**
+ * crosslock_class_find - the entry of an owner in a class table
+ * @t:      the table
+ * @owner:  the owner, never NULL
+ * @owner2: a second key, or NULL
+ *
+ * Inline and lockless: the folio-lock and buffer-lock hooks look their
+ * class up on every acquisition.  Slots are never freed, so the lookup
+ * stops at the first free one.
+ *
+ * Return: the entry, or NULL if the owner has none yet.
+ */
+static inline void *crosslock_class_find(struct crosslock_class_table *t,
+					 const void *owner, const void *owner2)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_entries; i++) {
+		struct crosslock_class_slot *s;
+		const void *o;
+
+		s = crosslock_class_slot(t, owner, owner2, i);
+		/* pairs with the release in crosslock_class_add() */
+		o = smp_load_acquire(&s->owner);
+		if (!o)
+			break;
+		if (o == owner && s->owner2 == owner2)
+			return s;
+	}
+	return NULL;
+}
+
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
-void *crosslock_class_find(struct crosslock_class_table *t,
-			   const void *owner, const void *owner2);
 void *crosslock_class_add(struct crosslock_class_table *t,
 			  const void *owner, const void *owner2,
 			  crosslock_class_init_t init, const void *arg);
 #else
-static inline void *crosslock_class_find(struct crosslock_class_table *t,
-					 const void *owner, const void *owner2)
-{
-	return NULL;
-}
-
 static inline void *crosslock_class_add(struct crosslock_class_table *t,
 					const void *owner, const void *owner2,
 					crosslock_class_init_t init,

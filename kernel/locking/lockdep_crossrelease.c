@@ -1377,52 +1377,9 @@ void crosslock_hide_end(void)
 EXPORT_SYMBOL_GPL(crosslock_hide_end);
 
 /* ---------------------------------------------------------------------
- * Class tables: a slot per owner, found by hashing the owner and probing
- * on.  Slots are never freed, so a lookup can stop at the first free one.
+ * Class tables (<linux/crossrelease_class_table.h>): lookups are inline,
+ * adding an owner is here.
  */
-static struct crosslock_class_slot *xr_class_slot(struct crosslock_class_table *t,
-						  unsigned long hash,
-						  unsigned int probe)
-{
-	unsigned int i = (hash + probe) & (t->nr_entries - 1);
-
-	return t->entries + i * t->entry_size;
-}
-
-static unsigned long xr_class_hash(const void *owner, const void *owner2)
-{
-	return hash_ptr(owner, 32) ^ hash_ptr(owner2, 32);
-}
-
-/**
- * crosslock_class_find - the entry of an owner in a class table
- * @t:      the table
- * @owner:  the owner, never NULL
- * @owner2: a second key, or NULL
- *
- * Takes no lock: safe in any context, lockdep's hooks included.
- *
- * Return: the entry, or NULL if the owner has none yet.
- */
-void *crosslock_class_find(struct crosslock_class_table *t,
-			   const void *owner, const void *owner2)
-{
-	unsigned long hash = xr_class_hash(owner, owner2);
-	unsigned int i;
-
-	for (i = 0; i < t->nr_entries; i++) {
-		struct crosslock_class_slot *s = xr_class_slot(t, hash, i);
-		/* pairs with the release in crosslock_class_add() */
-		const void *o = smp_load_acquire(&s->owner);
-
-		if (!o)
-			break;
-		if (o == owner && s->owner2 == owner2)
-			return s;
-	}
-	return NULL;
-}
-EXPORT_SYMBOL_GPL(crosslock_class_find);
 
 /**
  * crosslock_class_add - give an owner an entry in a class table
@@ -1442,7 +1399,6 @@ void *crosslock_class_add(struct crosslock_class_table *t,
 			  const void *owner, const void *owner2,
 			  crosslock_class_init_t init, const void *arg)
 {
-	unsigned long hash = xr_class_hash(owner, owner2);
 	struct crosslock_class_slot *s;
 	unsigned long flags;
 	unsigned int i;
@@ -1451,7 +1407,7 @@ void *crosslock_class_add(struct crosslock_class_table *t,
 	raw_spin_lock_irqsave(&t->lock, flags);
 	s = crosslock_class_find(t, owner, owner2);
 	for (i = 0; !s && i < t->nr_entries; i++) {
-		s = xr_class_slot(t, hash, i);
+		s = crosslock_class_slot(t, owner, owner2, i);
 		if (s->owner) {
 			s = NULL;
 			continue;
