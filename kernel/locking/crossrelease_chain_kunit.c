@@ -53,9 +53,7 @@ static int cc_test_init(struct kunit *test)
 	init_a(ctx);
 	init_b(ctx);
 
-	if (!crosslock_enabled())
-		kunit_skip(test, "booted with crossrelease=off");
-	lockdep_kunit_skip_if_off(test);
+	crossrelease_kunit_skip_if_off(test);
 	return 0;
 }
 

@@ -57,9 +57,7 @@ static int cmp_test_init(struct kunit *test)
 	init_completion(&ctx->idle);
 	test->priv = ctx;
 
-	if (!crosslock_enabled())
-		kunit_skip(test, "booted with crossrelease=off");
-	lockdep_kunit_skip_if_off(test);
+	crossrelease_kunit_skip_if_off(test);
 	return 0;
 }
 
@@ -330,8 +328,17 @@ static void complete_timer_fn(struct timer_list *t)
 	WRITE_ONCE(ctx->fired, true);
 }
 
-static void cmp_irq_completer_quiet(struct kunit *test, bool hard)
+/* hrtimer: completed in hard interrupt context; timer: in a softirq */
+static const struct lockdep_kunit_variant cmp_irq_variants[] = {
+	{ "hrtimer", true },
+	{ "timer", false },
+};
+
+KUNIT_ARRAY_PARAM(cmp_irq, cmp_irq_variants, lockdep_kunit_variant_desc);
+
+static void cmp_irq_completer_quiet(struct kunit *test)
 {
+	bool hard = lockdep_kunit_variant_flag(test);
 	struct cmp_ctx *ctx = test->priv;
 	unsigned long timeout;
 	struct waiter w;
@@ -367,16 +374,6 @@ static void cmp_irq_completer_quiet(struct kunit *test, bool hard)
 
 	KUNIT_EXPECT_TRUE(test, fired);
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
-}
-
-static void cmp_hrtimer_completer_quiet(struct kunit *test)
-{
-	cmp_irq_completer_quiet(test, true);
-}
-
-static void cmp_timer_completer_quiet(struct kunit *test)
-{
-	cmp_irq_completer_quiet(test, false);
 }
 
 /* complete_all() with several waiters commits once, releases them all. */
@@ -666,8 +663,7 @@ static struct kunit_case cmp_test_cases[] = {
 	KUNIT_CASE(cmp_mutex_before_wait_quiet),
 	KUNIT_CASE(cmp_trylock_quiet),
 	KUNIT_CASE(cmp_different_init_sites_quiet),
-	KUNIT_CASE(cmp_hrtimer_completer_quiet),
-	KUNIT_CASE(cmp_timer_completer_quiet),
+	KUNIT_CASE_PARAM(cmp_irq_completer_quiet, cmp_irq_gen_params),
 	KUNIT_CASE(cmp_complete_all_reported),
 	KUNIT_CASE(cmp_onstack_10000_quiet),
 	KUNIT_CASE(cmp_timeout_wait_quiet),

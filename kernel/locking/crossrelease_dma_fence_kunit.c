@@ -62,9 +62,7 @@ static int df_test_init(struct kunit *test)
 	spin_lock_init(&ctx->fence_lock);
 	ctx->context = dma_fence_context_alloc(1);
 
-	if (!crosslock_enabled())
-		kunit_skip(test, "booted with crossrelease=off");
-	lockdep_kunit_skip_if_off(test);
+	crossrelease_kunit_skip_if_off(test);
 	return 0;
 }
 

@@ -55,9 +55,7 @@ static int xr_test_init(struct kunit *test)
 	crosslock_init_map(&ctx->z, "(xr)test_Z", &ctx->key_z, 0);
 	test->priv = ctx;
 
-	if (!crosslock_enabled())
-		kunit_skip(test, "booted with crossrelease=off");
-	lockdep_kunit_skip_if_off(test);
+	crossrelease_kunit_skip_if_off(test);
 	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	return 0;
 }
@@ -338,8 +336,21 @@ static void until_waiting(struct nest_ctx *nc)
 		usleep_range(1000, 2000);
 }
 
-static void nested_lock_commit(struct kunit *test, bool between)
+/*
+ * merged: a1 joins the held lock of its class on top of the stack;
+ * m_between: M on top, so lockdep adds no M -> A for a1, and M's entry
+ * does not imply it.
+ */
+static const struct lockdep_kunit_variant xr_nest_variants[] = {
+	{ "merged", false },
+	{ "m_between", true },
+};
+
+KUNIT_ARRAY_PARAM(xr_nest, xr_nest_variants, lockdep_kunit_variant_desc);
+
+static void xr_nest_lock_reported(struct kunit *test)
 {
+	bool between = lockdep_kunit_variant_flag(test);
 	struct xr_ctx *ctx = test->priv;
 	const struct lockdep_kunit_report cycle = {
 		.headline = LOCKDEP_KUNIT_CIRCULAR,
@@ -382,18 +393,6 @@ static void nested_lock_commit(struct kunit *test, bool between)
 		mutex_destroy(&nc->a[i]);
 	lockdep_unregister_key(&nc->key_a);
 	lockdep_kunit_reset();
-}
-
-/* a1 joins the held lock of its class on top of the stack */
-static void xr_nest_lock_merged_reported(struct kunit *test)
-{
-	nested_lock_commit(test, false);
-}
-
-/* M on top: lockdep adds no M -> A for a1, so M's entry does not imply it */
-static void xr_nest_lock_not_implied_reported(struct kunit *test)
-{
-	nested_lock_commit(test, true);
 }
 
 /*
@@ -645,8 +644,17 @@ static bool xr_softirq_fire(struct xr_ctx *ctx)
 	return false;
 }
 
-static void xr_irq_commit(struct kunit *test, bool hard)
+/* hardirq: an hrtimer in hard interrupt context; softirq: a timer */
+static const struct lockdep_kunit_variant xr_irq_variants[] = {
+	{ "hardirq", true },
+	{ "softirq", false },
+};
+
+KUNIT_ARRAY_PARAM(xr_irq, xr_irq_variants, lockdep_kunit_variant_desc);
+
+static void xr_irq_ignores_task(struct kunit *test)
 {
+	bool hard = lockdep_kunit_variant_flag(test);
 	struct xr_ctx *ctx = test->priv;
 	long added = crosslock_counter_read(CROSSLOCK_COUNTER_DEPS_ADDED);
 	bool fired;
@@ -765,16 +773,6 @@ static void xr_dep_cache_forgets_freed_class(struct kunit *test)
 	crosslock_dep_cache_add(xclass, class, gen);
 	KUNIT_EXPECT_TRUE(test, crosslock_dep_cache_has(xclass, class));
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
-}
-
-static void xr_hardirq_ignores_task(struct kunit *test)
-{
-	xr_irq_commit(test, true);
-}
-
-static void xr_softirq_ignores_task(struct kunit *test)
-{
-	xr_irq_commit(test, false);
 }
 
 /* Two work items in a row in one worker: the second releases X. */
@@ -1213,16 +1211,14 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_report_goes_on),
 	KUNIT_CASE(xr_wait_report_goes_on),
 	KUNIT_CASE(xr_go_on_then_implied_cycle),
-	KUNIT_CASE(xr_nest_lock_merged_reported),
-	KUNIT_CASE(xr_nest_lock_not_implied_reported),
+	KUNIT_CASE_PARAM(xr_nest_lock_reported, xr_nest_gen_params),
 	KUNIT_CASE(xr_lock_before_acquire_quiet),
 	KUNIT_CASE(xr_nested_lock_implied),
 	KUNIT_CASE(xr_nested_after_acquire_reported),
 	KUNIT_CASE(xr_repeat_after_acquire_reported),
 	KUNIT_CASE(xr_repeat_in_new_section_reported),
 	KUNIT_CASE(xr_trylock_quiet),
-	KUNIT_CASE(xr_hardirq_ignores_task),
-	KUNIT_CASE(xr_softirq_ignores_task),
+	KUNIT_CASE_PARAM(xr_irq_ignores_task, xr_irq_gen_params),
 	KUNIT_CASE(xr_opportunistic_irq_in_task_section_quiet),
 	KUNIT_CASE(xr_dep_cache_forgets_freed_class),
 	KUNIT_CASE(xr_new_work_item_quiet),

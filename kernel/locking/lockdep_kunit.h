@@ -25,8 +25,10 @@
 #define _LOCKDEP_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/crossrelease.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 struct completion;
@@ -97,6 +99,47 @@ static inline void lockdep_kunit_skip_if_off(struct kunit *test)
 {
 	if (!lockdep_kunit_is_on())
 		kunit_skip(test, "lockdep is off (earlier report?)");
+}
+
+/**
+ * crossrelease_kunit_skip_if_off - skip the case unless crossrelease runs
+ * @test: the case
+ *
+ * Last thing in a crossrelease suite's init, once everything its exit
+ * tears down is set up: a case asserts nothing about crossrelease when
+ * booted with "crossrelease=off", or once lockdep is off.
+ */
+static inline void crossrelease_kunit_skip_if_off(struct kunit *test)
+{
+	if (!crosslock_enabled())
+		kunit_skip(test, "booted with crossrelease=off");
+	lockdep_kunit_skip_if_off(test);
+}
+
+/**
+ * struct lockdep_kunit_variant - one run of a case that KUNIT_CASE_PARAM()
+ *	runs once per variant
+ * @name: what the run is called in the results
+ * @flag: what sets it apart from the case's other variants
+ */
+struct lockdep_kunit_variant {
+	const char *name;
+	bool flag;
+};
+
+/* The get_desc of KUNIT_ARRAY_PARAM() over an array of variants */
+static inline void
+lockdep_kunit_variant_desc(const struct lockdep_kunit_variant *v, char *desc)
+{
+	strscpy(desc, v->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+/* The variant the running case was given */
+static inline bool lockdep_kunit_variant_flag(struct kunit *test)
+{
+	const struct lockdep_kunit_variant *v = test->param_value;
+
+	return v->flag;
 }
 
 /**

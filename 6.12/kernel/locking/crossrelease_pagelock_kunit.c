@@ -60,9 +60,9 @@ static int pl_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ctx->bh2);
 #endif
 
+	crossrelease_kunit_skip_if_off(test);
 	if (!crosslock_folio_enabled())
 		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
-	lockdep_kunit_skip_if_off(test);
 	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	return 0;
 }
