@@ -220,7 +220,7 @@ static void xp_destroyed_workqueue_then_complete_quiet(struct kunit *test)
 		queue_work(wq, &ctx->work);
 		flush_workqueue(wq);
 		destroy_workqueue(wq);
-		msleep(10);		/* the key may be freed by a kthread worker */
+		msleep(20);		/* the key may be freed by a kthread worker */
 		synchronize_rcu();	/* the freed index may now be reused */
 
 		complete(&ctx->done);
