@@ -100,7 +100,12 @@ static bool xr_fence_tracked_wait(signed long timeout)
 void crosslock_fence_acquire(struct dma_fence *fence, signed long timeout,
 			     unsigned long ip)
 {
-	if (xr_fence_tracked_wait(timeout))
+	if (!xr_fence_tracked_wait(timeout))
+		return;
+	/* a fence signalled before the wait: see crosslock_acquire_released() */
+	if (test_bit(DMA_FENCE_FLAG_SIGNALED_BIT, &fence->flags))
+		crosslock_acquire_released(&fence->dep_map, ip);
+	else
 		crosslock_acquire(&fence->dep_map, 0, ip);
 }
 

@@ -119,10 +119,20 @@ static __always_inline bool complete_wait_tracked(long timeout)
 		IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS_TIMEOUT));
 }
 
+/*
+ * A wait for a completion already completed does not block: it consumes a
+ * complete() that may be older than what its caller releases next.  Read
+ * without the lock: a wait that loses such a complete() to another waiter
+ * blocks without a history entry, which can only hide a dependency.
+ */
 static inline void complete_acquire(struct completion *x, long timeout,
 				    unsigned long ip)
 {
-	if (complete_wait_tracked(timeout))
+	if (!complete_wait_tracked(timeout))
+		return;
+	if (READ_ONCE(x->done))
+		crosslock_acquire_released(&x->dep_map, ip);
+	else
 		crosslock_acquire(&x->dep_map, 0, ip);
 }
 

@@ -37,6 +37,7 @@ static __always_inline bool crosslock_on(void)
 void crosslock_init_map(struct crosslock *xmap, const char *name,
 			struct lock_class_key *key, unsigned int flags);
 void crosslock_acquire(struct crosslock *xmap, int trylock, unsigned long ip);
+void crosslock_acquire_released(struct crosslock *xmap, unsigned long ip);
 void crosslock_commit(struct crosslock *xmap);
 void crosslock_release(struct crosslock *xmap, unsigned long ip);
 bool crosslock_enabled(void);
@@ -86,6 +87,8 @@ static inline void crosslock_init_map(struct crosslock *xmap,
 				      unsigned int flags) { }
 static inline void crosslock_acquire(struct crosslock *xmap,
 				     int trylock, unsigned long ip) { }
+static inline void crosslock_acquire_released(struct crosslock *xmap,
+					      unsigned long ip) { }
 static inline void crosslock_commit(struct crosslock *xmap) { }
 static inline void crosslock_release(struct crosslock *xmap,
 				     unsigned long ip) { }

@@ -34,6 +34,17 @@ static const struct dma_fence_ops df_ops = {
 	.get_timeline_name = df_timeline_name,
 };
 
+/* Fences of another driver, in a class of their own */
+static const char *df_peer_driver_name(struct dma_fence *fence)
+{
+	return "df_peer";
+}
+
+static const struct dma_fence_ops df_peer_ops = {
+	.get_driver_name = df_peer_driver_name,
+	.get_timeline_name = df_timeline_name,
+};
+
 /* How the signaller signals, after it took M */
 enum df_signal {
 	SIGNAL_PLAIN,		/* dma_fence_signal() */
@@ -74,13 +85,19 @@ static void df_test_exit(struct kunit *test)
 	kfree(ctx);
 }
 
-static struct dma_fence *new_fence(struct kunit *test, struct df_ctx *ctx)
+static struct dma_fence *new_fence_of(struct kunit *test, struct df_ctx *ctx,
+				      const struct dma_fence_ops *ops)
 {
 	struct dma_fence *f = kzalloc(sizeof(*f), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	dma_fence_init(f, &df_ops, &ctx->fence_lock, ctx->context, 1);
+	dma_fence_init(f, ops, &ctx->fence_lock, ctx->context, 1);
 	return f;
+}
+
+static struct dma_fence *new_fence(struct kunit *test, struct df_ctx *ctx)
+{
+	return new_fence_of(test, ctx, &df_ops);
 }
 
 /* The waiter: waits for the fence, holding M or not. */
@@ -244,10 +261,66 @@ static void df_mutex_before_section_quiet(struct kunit *test)
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
+/* Two fences of each class: ours[0] and peers[1] are signalled early */
+struct df_handshake {
+	struct dma_fence *ours[2];
+	struct dma_fence *peers[2];
+};
+
+/*
+ * Waits for ours[0], signalled before it began, signals peers[0], which
+ * the test waits for, and peers[1], then waits for ours[1], which blocks.
+ */
+static void handshake_fn(void *data)
+{
+	struct df_handshake *h = data;
+
+	until_waiting(h->peers[0]);
+	dma_fence_wait(h->ours[0], false);
+	dma_fence_signal(h->peers[0]);
+	dma_fence_signal(h->peers[1]);
+	dma_fence_wait(h->ours[1], false);
+}
+
+/*
+ * Two drivers each wait for a fence of the other that is signalled
+ * already, then signal one that the other waits for: a handshake that
+ * never blocks for good.  Counted from when they began, the waits for
+ * signalled fences come after the other side's next wait, and each
+ * signal would seem to wait for the other's.
+ */
+static void df_handshake_quiet(struct kunit *test)
+{
+	struct df_ctx *ctx = test->priv;
+	struct lockdep_kunit_kthread peer;
+	struct df_handshake h;
+	struct task_struct *t;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		h.ours[i] = new_fence(test, ctx);
+		h.peers[i] = new_fence_of(test, ctx, &df_peer_ops);
+	}
+	dma_fence_signal(h.ours[0]);
+	t = lockdep_kunit_run_kthread(&peer, handshake_fn, &h, "df_handshake");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	dma_fence_wait(h.peers[0], false);	/* blocks: the peer signals it */
+	until_waiting(h.ours[1]);
+	dma_fence_wait(h.peers[1], false);	/* signalled before */
+	dma_fence_signal(h.ours[1]);
+	lockdep_kunit_stop_kthread(&peer);
+	for (i = 0; i < 2; i++) {
+		dma_fence_put(h.ours[i]);
+		dma_fence_put(h.peers[i]);
+	}
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
 static struct kunit_case df_test_cases[] = {
 	KUNIT_CASE(df_wait_under_mutex_reported),
 	KUNIT_CASE(df_opportunistic_signal_quiet),
 	KUNIT_CASE(df_mutex_before_section_quiet),
+	KUNIT_CASE(df_handshake_quiet),
 	{}
 };
 

@@ -7,8 +7,9 @@
  * an item of an ordered workqueue, kthread_stop() and kthread_park() of
  * unrelated threads, a workqueue destroyed before a complete(), a static
  * crosslock initialiser used on the stack, folios of different owners,
- * and flushes of unrelated kthread workers.  Every case asserts that no
- * lockdep report was printed and that lockdep is still on.
+ * flushes of unrelated kthread workers, and two tasks handing completions
+ * back and forth.  Every case asserts that no lockdep report was printed
+ * and that lockdep is still on.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -383,6 +384,48 @@ static void xp_kthread_worker_flushes_quiet(struct kunit *test)
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
+/* --- two tasks handing completions back and forth --- */
+
+/*
+ * Waits for "go", completed before it began, completes "done" twice and
+ * waits for "go" again, which blocks.
+ */
+static void handshake_fn(void *data)
+{
+	struct xp_ctx *ctx = data;
+
+	lockdep_kunit_until_waiting(&ctx->done, 1);
+	wait_for_completion(&ctx->go);
+	complete(&ctx->done);
+	complete(&ctx->done);
+	wait_for_completion(&ctx->go);
+}
+
+/*
+ * Each task waits for a completion that the other completed before the
+ * wait, then completes one that the other waits for: a handshake that
+ * never blocks for good.  Counted from when they began, the waits that
+ * find their completion done come after the other task's next wait, and
+ * each complete() would seem to wait for the other's: "done" -> "go" from
+ * the kthread's commit, "go" -> "done" from ours.
+ */
+static void xp_completion_handshake_quiet(struct kunit *test)
+{
+	struct xp_ctx *ctx = test->priv;
+	struct lockdep_kunit_kthread peer;
+	struct task_struct *t;
+
+	complete(&ctx->go);
+	t = lockdep_kunit_run_kthread(&peer, handshake_fn, ctx, "xp_handshake");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&ctx->done);	/* blocks: the peer waits for it */
+	lockdep_kunit_until_waiting(&ctx->go, 1);
+	wait_for_completion(&ctx->done);	/* completed before */
+	complete(&ctx->go);
+	lockdep_kunit_stop_kthread(&peer);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
 static struct kunit_case xp_test_cases[] = {
 	KUNIT_CASE(xp_ordered_flush_quiet),
 	KUNIT_CASE(xp_kthread_stop_quiet),
@@ -391,6 +434,7 @@ static struct kunit_case xp_test_cases[] = {
 	KUNIT_CASE(xp_onstack_static_initialiser_warns),
 	KUNIT_CASE(xp_folio_classes_apart_quiet),
 	KUNIT_CASE(xp_kthread_worker_flushes_quiet),
+	KUNIT_CASE(xp_completion_handshake_quiet),
 	{}
 };
 

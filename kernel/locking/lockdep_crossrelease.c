@@ -692,10 +692,11 @@ static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
 }
 
 static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
-			  unsigned long ip, unsigned int irq_context, u8 flags)
+			  unsigned long ip, unsigned int irq_context, u8 flags,
+			  u64 gen)
 {
 	xr_hist_store(&curr->crosslock, class_idx, ip, irq_context, flags,
-		      atomic64_read(&crosslock_gen), xr_ctx_id(curr, irq_context));
+		      gen, xr_ctx_id(curr, irq_context));
 }
 
 /*
@@ -808,7 +809,8 @@ void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
 	if (trylock || !top->check || curr->crosslock.hidden)
 		return;
 	xr_hist_write(curr, top->class_idx, ip, irq_context,
-		      top->read & CROSSLOCK_HIST_READ_MASK);
+		      top->read & CROSSLOCK_HIST_READ_MASK,
+		      atomic64_read(&crosslock_gen));
 	xr_stack_remember(top->class_idx, ip);
 }
 
@@ -909,11 +911,13 @@ static bool xr_snapshot(struct crosslock *xmap, struct crosslock_snapshot *c)
 
 /*
  * Bookkeeping only, done even while lockdep is off so that acquisitions
- * and releases stay balanced across a report.
+ * and releases stay balanced across a report.  Returns the generation the
+ * acquisition began at: the crosslock's own if it is the first in flight.
  */
-static void xr_acquired(struct crosslock *xmap, unsigned long ip)
+static u64 xr_acquired(struct crosslock *xmap, unsigned long ip)
 {
 	struct crosslock_state *x = &xmap->state;
+	u64 gen;
 
 	arch_spin_lock(&x->lock);
 	if (!x->nr_acquired++) {
@@ -923,8 +927,12 @@ static void xr_acquired(struct crosslock *xmap, unsigned long ip)
 		x->pid = task_pid_nr(current);
 		BUILD_BUG_ON(CROSSLOCK_COMM_LEN != TASK_COMM_LEN);
 		memcpy(x->comm, current->comm, CROSSLOCK_COMM_LEN);
+		gen = x->gen;
+	} else {
+		gen = atomic64_read(&crosslock_gen);
 	}
 	arch_spin_unlock(&x->lock);
+	return gen;
 }
 
 /* Returns false if the crosslock was not acquired. */
@@ -991,9 +999,15 @@ static void xr_check_wait(struct lockdep_map *map, unsigned long ip)
  * in the history: a crosslock released later by this context depends on
  * it.  @crosslock: @map is a crosslock's (not a wait noted by
  * crosslock_wait()), and its class is marked as such from now on.
+ *
+ * The entry records @gen, the generation the wait began at, read with
+ * interrupts disabled until now: no interrupt's entry comes between them,
+ * so generations only grow along the ring.  Read any later, it could be
+ * that of a crosslock acquired elsewhere after the wait was already
+ * satisfied, whose release would then seem to wait for it.
  */
 static void xr_note_acquire(struct lockdep_map *map, u8 wait,
-			    unsigned long ip, bool crosslock)
+			    unsigned long ip, bool crosslock, u64 gen)
 {
 	unsigned long flags;
 	int class_idx;
@@ -1007,10 +1021,36 @@ static void xr_note_acquire(struct lockdep_map *map, u8 wait,
 	if (class_idx >= 0) {
 		if (wait)
 			xr_hist_write(current, class_idx, ip,
-				      xr_irq_context(current), wait);
+				      xr_irq_context(current), wait, gen);
 		xr_stack_remember(class_idx, ip);
 	}
 	crosslock_lockdep_exit(flags);
+}
+
+/* xr_note_acquire() for a wait that begins now */
+static void xr_note_wait_now(struct lockdep_map *map, u8 wait,
+			     unsigned long ip, bool crosslock)
+{
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	xr_note_acquire(map, wait, ip, crosslock, atomic64_read(&crosslock_gen));
+	raw_local_irq_restore(flags);
+}
+
+/* Put @xmap in flight; a @wait (CROSSLOCK_HIST_WAIT) goes in the history */
+static void xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
+{
+	unsigned long flags;
+	u64 gen;
+
+	raw_local_irq_save(flags);
+	gen = xr_acquired(xmap, ip);
+	if (xmap->state.flags & CROSSLOCK_SELF_RELEASE)
+		current->crosslock.nr_waits++;
+	/* marks the class first: see crosslock_owner_wait() */
+	xr_note_acquire(&xmap->map, wait, ip, true, gen);
+	raw_local_irq_restore(flags);
 }
 
 /**
@@ -1026,23 +1066,39 @@ static void xr_note_acquire(struct lockdep_map *map, u8 wait,
 void crosslock_acquire(struct crosslock *xmap, int trylock,
 		       unsigned long ip)
 {
-	unsigned long flags;
-
 	if (!xr_enabled || !xr_usable(xmap, "acquire"))
 		return;
 
-	raw_local_irq_save(flags);
-	xr_acquired(xmap, ip);
-	if (xmap->state.flags & CROSSLOCK_SELF_RELEASE)
-		current->crosslock.nr_waits++;
-	raw_local_irq_restore(flags);
-
-	/* marks the class first: see crosslock_owner_wait() */
-	xr_note_acquire(&xmap->map, trylock ? 0 : CROSSLOCK_HIST_WAIT, ip, true);
+	xr_acquire(xmap, trylock ? 0 : CROSSLOCK_HIST_WAIT, ip);
 	if (!trylock)
 		xr_check_wait(&xmap->map, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_acquire);
+
+/**
+ * crosslock_acquire_released - acquire a crosslock already released for us
+ * @xmap: the crosslock map
+ * @ip:   the caller
+ *
+ * For a wait that finds the event it waits for has already happened, such
+ * as a wait for a completion already completed: it does not block.  The
+ * locks the caller holds still depend on the crosslock, as another time
+ * the wait may block, and the crosslock is in flight until
+ * crosslock_release(); but the wait puts nothing in the history.  What
+ * this context releases later never waited for that wait: the release it
+ * consumes may be older than any crosslock in flight, and counted from
+ * when the wait began it would look newer (two tasks handing completions
+ * back and forth would be a cycle).
+ */
+void crosslock_acquire_released(struct crosslock *xmap, unsigned long ip)
+{
+	if (!xr_enabled || !xr_usable(xmap, "acquire"))
+		return;
+
+	xr_acquire(xmap, 0, ip);
+	xr_check_wait(&xmap->map, ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_acquire_released);
 
 /**
  * crosslock_release - end one acquisition of a crosslock
@@ -1278,7 +1334,7 @@ EXPORT_SYMBOL_GPL(crosslock_commit);
 void crosslock_wait(struct lockdep_map *map, unsigned long ip)
 {
 	if (xr_enabled && atomic_read(&crosslock_nr_in_flight))
-		xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, false);
+		xr_note_wait_now(map, CROSSLOCK_HIST_WAIT, ip, false);
 }
 EXPORT_SYMBOL_GPL(crosslock_wait);
 
@@ -1540,7 +1596,7 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	 * item's flush) may close a cycle at its first wait, and a cycle
 	 * through a crosslock is reported without switching lockdep off.
 	 */
-	xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED, ip, true);
+	xr_note_wait_now(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED, ip, true);
 	xr_check_wait(map, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
@@ -1574,7 +1630,8 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 	if (likely(class_idx >= 0 && test_bit(class_idx, crosslock_classes) &&
 		   xr_stack_seen_last(class_idx, ip)))
 		return;
-	xr_note_acquire(map, 0, ip, true);
+	/* no wait: no history entry, no generation */
+	xr_note_acquire(map, 0, ip, true, 0);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
 
