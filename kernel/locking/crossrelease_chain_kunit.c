@@ -242,20 +242,34 @@ static void complete_a_work(struct work_struct *work)
  * item 2 waits for item 1, so A depends on M: a deadlock if the waiter
  * holds M while item 1 is queued before item 2.
  */
-static void workqueue_case(struct kunit *test, struct workqueue_struct *wq)
+/*
+ * Learn M -> A: a waiter holding M waits for A, which this task completes
+ * (a run that cannot hang).  Then start @plain waiting for A without M,
+ * for the items of the case to complete.
+ */
+static void learn_wait_under_m_then_wait(struct kunit *test,
+					 struct cc_ctx *ctx,
+					 struct actor *plain)
 {
-	struct cc_ctx *ctx = test->priv;
-	struct actor waiter = { .under_m = true }, plain = { };
+	struct actor waiter = { .under_m = true };
 
-	KUNIT_ASSERT_NOT_NULL(test, wq);
 	start_actor(test, &waiter, ctx, &ctx->a, NULL, false);
 	lockdep_kunit_until_waiting(&ctx->a, 1);
 	complete(&ctx->a);
 	lockdep_kunit_stop_kthread(&waiter.kt);
 
 	reinit_completion(&ctx->a);
-	start_actor(test, &plain, ctx, &ctx->a, NULL, false);
+	start_actor(test, plain, ctx, &ctx->a, NULL, false);
 	lockdep_kunit_until_waiting(&ctx->a, 1);
+}
+
+static void workqueue_case(struct kunit *test, struct workqueue_struct *wq)
+{
+	struct cc_ctx *ctx = test->priv;
+	struct actor plain = { };
+
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	learn_wait_under_m_then_wait(test, ctx, &plain);
 	INIT_WORK(&ctx->take_m_work, take_m_work);
 	INIT_WORK(&ctx->complete_a_work, complete_a_work);
 	queue_work(wq, &ctx->take_m_work);
@@ -317,7 +331,7 @@ static void kw_complete_a(struct kthread_work *work)
 static void cc_kthread_worker_reported(struct kunit *test)
 {
 	struct cc_ctx *ctx = test->priv;
-	struct actor waiter = { .under_m = true }, plain = { };
+	struct actor plain = { };
 	const struct lockdep_kunit_report cycle = {
 		.headline = LOCKDEP_KUNIT_CIRCULAR,
 		.lines = { "(complete)&ctx->a", "cc_test_M" },
@@ -328,14 +342,7 @@ static void cc_kthread_worker_reported(struct kunit *test)
 	lockdep_kunit_expect_xr_report(test);
 	kw = kthread_create_worker(0, "cc_test_kw");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kw));
-	start_actor(test, &waiter, ctx, &ctx->a, NULL, false);
-	lockdep_kunit_until_waiting(&ctx->a, 1);
-	complete(&ctx->a);
-	lockdep_kunit_stop_kthread(&waiter.kt);
-
-	reinit_completion(&ctx->a);
-	start_actor(test, &plain, ctx, &ctx->a, NULL, false);
-	lockdep_kunit_until_waiting(&ctx->a, 1);
+	learn_wait_under_m_then_wait(test, ctx, &plain);
 	kthread_init_work(&ctx->kw_take_m, kw_take_m);
 	kthread_init_work(&ctx->kw_complete_a, kw_complete_a);
 	kthread_queue_work(kw, &ctx->kw_take_m);
