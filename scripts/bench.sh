@@ -33,6 +33,9 @@ boot() { # <label> <variant> [args...]
 	runs_boot "$label-$r" "$v" /xr/bench.sh kunit.enable=0 "$@" || true
 	python3 "$ROOT/scripts/ktap.py" --figure=guest_ms "$RUNS/raw/$label-$r.log" > /dev/null ||
 		die "bench: $label round $r did not finish, see $RUNS/raw/$label-$r.log"
+	# the benchmarks are correct code: a lockdep report there is a false one
+	python3 "$ROOT/scripts/ktap.py" "$RUNS/raw/$label-$r.log" > /dev/null ||
+		warn "bench: $label round $r: a result is not ok (a lockdep report?), see $RUNS/raw/$label-$r.log"
 }
 
 run() {
