@@ -237,12 +237,6 @@ static void complete_a_work(struct work_struct *work)
 }
 
 /*
- * A waiter holds M and waits for A (learnt in a run that cannot hang);
- * then item 1 takes M and item 2 completes A.  On an ordered workqueue
- * item 2 waits for item 1, so A depends on M: a deadlock if the waiter
- * holds M while item 1 is queued before item 2.
- */
-/*
  * Learn M -> A: a waiter holding M waits for A, which this task completes
  * (a run that cannot hang).  Then start @plain waiting for A without M,
  * for the items of the case to complete.
@@ -263,6 +257,12 @@ static void learn_wait_under_m_then_wait(struct kunit *test,
 	lockdep_kunit_until_waiting(&ctx->a, 1);
 }
 
+/*
+ * A waiter holds M and waits for A (learnt in a run that cannot hang);
+ * then item 1 takes M and item 2 completes A.  On an ordered workqueue
+ * item 2 waits for item 1, so A depends on M: a deadlock if the waiter
+ * holds M while item 1 is queued before item 2.
+ */
 static void workqueue_case(struct kunit *test, struct workqueue_struct *wq)
 {
 	struct cc_ctx *ctx = test->priv;
