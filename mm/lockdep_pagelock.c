@@ -331,38 +331,50 @@ static void folio_owner_put(void)
 	preempt_enable_notrace();
 }
 
-/* Put @new in @bit's slot of @page and return the old state in @old. */
-static bool folio_swap_state(struct page *page, enum folio_bit bit,
-			     const struct folio_state *new,
-			     struct folio_state *old)
+/*
+ * Put @new in @bit's slot of @page; false if @page has no page_ext.  The
+ * generation it replaces goes to @old->gen: not 0 if the bit was dropped
+ * behind our back.
+ */
+static bool folio_put_state(struct page *page, enum folio_bit bit,
+			    const struct folio_state *new,
+			    struct crosslock_owner *old)
 {
 	struct page_ext *page_ext = folio_owner_get(page);
 	struct crosslock_owner *o;
-	u8 *class_id;
 
 	if (!page_ext)
 		return false;
 	o = folio_owner(page_ext, bit);
-	class_id = folio_owner_class(page_ext, bit);
-	old->owner.ip = READ_ONCE(o->ip);
-	old->owner.pid = READ_ONCE(o->pid);
-	old->owner.gen = READ_ONCE(o->gen);
-	old->class_id = READ_ONCE(*class_id);
+	old->gen = READ_ONCE(o->gen);
 	WRITE_ONCE(o->ip, new->owner.ip);
 	WRITE_ONCE(o->pid, new->owner.pid);
 	WRITE_ONCE(o->gen, new->owner.gen);
-	WRITE_ONCE(*class_id, new->class_id);
+	WRITE_ONCE(*folio_owner_class(page_ext, bit), new->class_id);
 	folio_owner_put();
 	return true;
 }
 
-/* Move @bit's state out of the page_ext of @page; false if none. */
+/*
+ * Move @bit's state out of the page_ext of @page; false if none.  Only the
+ * generation is cleared: the rest of a slot means nothing without it.
+ */
 static bool folio_take_state(struct page *page, enum folio_bit bit,
 			     struct folio_state *state)
 {
-	static const struct folio_state none;
+	struct page_ext *page_ext = folio_owner_get(page);
+	struct crosslock_owner *o;
 
-	return folio_swap_state(page, bit, &none, state);
+	if (!page_ext)
+		return false;
+	o = folio_owner(page_ext, bit);
+	state->owner.gen = READ_ONCE(o->gen);
+	state->owner.pid = READ_ONCE(o->pid);
+	state->owner.ip = READ_ONCE(o->ip);
+	state->class_id = READ_ONCE(*folio_owner_class(page_ext, bit));
+	WRITE_ONCE(o->gen, 0);
+	folio_owner_put();
+	return true;
 }
 
 /* What the hooks of every bit do: wait, acquire, release */
@@ -378,16 +390,17 @@ static void folio_bit_wait(struct folio *folio, enum folio_bit bit,
 static void folio_bit_acquire(struct folio *folio, enum folio_bit bit,
 			      unsigned long ip)
 {
-	struct folio_state new = { }, old = { };
+	struct folio_state new = { };
+	struct crosslock_owner old;
 	struct lockdep_map *map;
 
 	map = folio_class(folio, bit);
 	new.class_id = folio_class_id(map, bit);
 	crosslock_owner_acquire(map, &new.owner, ip);
-	if (!folio_swap_state(&folio->page, bit, &new, &old))
+	if (!folio_put_state(&folio->page, bit, &new, &old))
 		crosslock_owner_release(map, &new.owner, false);
 	else
-		crosslock_owner_replaced(&old.owner);
+		crosslock_owner_replaced(&old);
 }
 
 /*
@@ -412,7 +425,6 @@ static void folio_bit_release(struct folio *folio, enum folio_bit bit,
 			      bool commit)
 {
 	struct folio_state state;
-	struct lockdep_map *map;
 
 	/*
 	 * Commit from a copy, outside page_ext_get()'s RCU read section,
@@ -422,9 +434,11 @@ static void folio_bit_release(struct folio *folio, enum folio_bit bit,
 	if (!folio_take_state(&folio->page, bit, &state))
 		return;
 	/* the class is looked up only for a release that commits something */
-	map = commit && crosslock_owner_commit_needed(&state.owner) ?
-	      folio_release_class(folio, bit, state.class_id) : &folio_maps[bit];
-	crosslock_owner_release(map, &state.owner, commit);
+	if (commit && crosslock_owner_commit_needed(&state.owner))
+		crosslock_owner_release(folio_release_class(folio, bit, state.class_id),
+					&state.owner, true);
+	else
+		crosslock_owner_release(&folio_maps[bit], &state.owner, false);
 }
 
 /* The slow paths of the hooks in <linux/lockdep_pagelock.h> */

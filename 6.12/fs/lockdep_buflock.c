@@ -244,13 +244,13 @@ void __crosslock_buffer_release(struct buffer_head *bh)
 		.pid	= READ_ONCE(bh->b_lock_owner.pid),
 		.gen	= READ_ONCE(bh->b_lock_owner.gen),
 	};
-	struct lockdep_map *map;
 
 	WRITE_ONCE(bh->b_lock_owner.gen, 0);
 	/* the class is looked up only for an unlock that commits something */
-	map = crosslock_owner_commit_needed(&owner) ? buffer_lock_class(bh) :
-	      &buffer_map;
-	crosslock_owner_release(map, &owner, true);
+	if (crosslock_owner_commit_needed(&owner))
+		crosslock_owner_release(buffer_lock_class(bh), &owner, true);
+	else
+		crosslock_owner_release(&buffer_map, &owner, false);
 }
 EXPORT_SYMBOL_GPL(__crosslock_buffer_release);
 

@@ -970,26 +970,26 @@ static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx)
  * through lockdep's usual checks.  With no lock held there is nothing to
  * check: lock_sync() would only mark the class as used with interrupts
  * enabled, which matters only for a dependency into the class, and the
- * wait that adds one (a lock held) marks it then.
+ * wait that adds one (a lock held) marks it then.  @class_idx: the class
+ * of @map as xr_note_acquire() found it, -1 if lockdep is off.
  */
-static void xr_check_wait(struct lockdep_map *map, unsigned long ip)
+static void xr_check_wait(struct lockdep_map *map, int class_idx,
+			  unsigned long ip)
 {
 	struct task_struct *curr = current;
-	int class_idx = crosslock_cached_class_idx(map);
-	unsigned int epoch = atomic_read(&xr_chains_epoch);
-	u64 key = 0;
+	unsigned int epoch;
+	u64 key;
 
-	if (!curr->lockdep_depth)
+	if (!curr->lockdep_depth || class_idx < 0)
 		return;
-	if (class_idx >= 0) {
-		key = xr_wait_key(curr, class_idx);
-		if (xr_chain_cached(key)) {
-			crosslock_counter_inc(CROSSLOCK_COUNTER_WAITS_CACHED);
-			return;
-		}
+	epoch = atomic_read(&xr_chains_epoch);
+	key = xr_wait_key(curr, class_idx);
+	if (xr_chain_cached(key)) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_WAITS_CACHED);
+		return;
 	}
 	lock_sync(map, 0, 0, 1, NULL, ip);
-	if (key && debug_locks)
+	if (debug_locks)
 		xr_chain_remember(key, epoch);
 }
 
@@ -1001,19 +1001,22 @@ static void xr_check_wait(struct lockdep_map *map, unsigned long ip)
  * crosslock_wait()), and its class is marked as such from now on.
  *
  * The entry records @gen, the generation the wait began at, read with
- * interrupts disabled until now: no interrupt's entry comes between them,
- * so generations only grow along the ring.  Read any later, it could be
- * that of a crosslock acquired elsewhere after the wait was already
- * satisfied, whose release would then seem to wait for it.
+ * interrupts disabled until now (0: read now, with them disabled): no
+ * interrupt's entry comes between them, so generations only grow along
+ * the ring.  Read any later, it could be that of a crosslock acquired
+ * elsewhere after the wait was already satisfied, whose release would then
+ * seem to wait for it.
+ *
+ * Return: the class index of @map, or -1 if lockdep is off.
  */
-static void xr_note_acquire(struct lockdep_map *map, u8 wait,
-			    unsigned long ip, bool crosslock, u64 gen)
+static int xr_note_acquire(struct lockdep_map *map, u8 wait,
+			   unsigned long ip, bool crosslock, u64 gen)
 {
 	unsigned long flags;
 	int class_idx;
 
 	if (!crosslock_lockdep_enter(&flags))
-		return;
+		return -1;
 	if (crosslock)
 		class_idx = xr_mark_crosslock_class(map);
 	else
@@ -1021,27 +1024,19 @@ static void xr_note_acquire(struct lockdep_map *map, u8 wait,
 	if (class_idx >= 0) {
 		if (wait)
 			xr_hist_write(current, class_idx, ip,
-				      xr_irq_context(current), wait, gen);
+				      xr_irq_context(current), wait,
+				      gen ?: atomic64_read(&crosslock_gen));
 		xr_stack_remember(class_idx, ip);
 	}
 	crosslock_lockdep_exit(flags);
-}
-
-/* xr_note_acquire() for a wait that begins now */
-static void xr_note_wait_now(struct lockdep_map *map, u8 wait,
-			     unsigned long ip, bool crosslock)
-{
-	unsigned long flags;
-
-	raw_local_irq_save(flags);
-	xr_note_acquire(map, wait, ip, crosslock, atomic64_read(&crosslock_gen));
-	raw_local_irq_restore(flags);
+	return class_idx;
 }
 
 /* Put @xmap in flight; a @wait (CROSSLOCK_HIST_WAIT) goes in the history */
-static void xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
+static int xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
 {
 	unsigned long flags;
+	int class_idx;
 	u64 gen;
 
 	raw_local_irq_save(flags);
@@ -1049,8 +1044,9 @@ static void xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
 	if (xmap->state.flags & CROSSLOCK_SELF_RELEASE)
 		current->crosslock.nr_waits++;
 	/* marks the class first: see crosslock_owner_wait() */
-	xr_note_acquire(&xmap->map, wait, ip, true, gen);
+	class_idx = xr_note_acquire(&xmap->map, wait, ip, true, gen);
 	raw_local_irq_restore(flags);
+	return class_idx;
 }
 
 /**
@@ -1066,12 +1062,14 @@ static void xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
 void crosslock_acquire(struct crosslock *xmap, int trylock,
 		       unsigned long ip)
 {
+	int class_idx;
+
 	if (!xr_enabled || !xr_usable(xmap, "acquire"))
 		return;
 
-	xr_acquire(xmap, trylock ? 0 : CROSSLOCK_HIST_WAIT, ip);
+	class_idx = xr_acquire(xmap, trylock ? 0 : CROSSLOCK_HIST_WAIT, ip);
 	if (!trylock)
-		xr_check_wait(&xmap->map, ip);
+		xr_check_wait(&xmap->map, class_idx, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_acquire);
 
@@ -1095,8 +1093,7 @@ void crosslock_acquire_released(struct crosslock *xmap, unsigned long ip)
 	if (!xr_enabled || !xr_usable(xmap, "acquire"))
 		return;
 
-	xr_acquire(xmap, 0, ip);
-	xr_check_wait(&xmap->map, ip);
+	xr_check_wait(&xmap->map, xr_acquire(xmap, 0, ip), ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_acquire_released);
 
@@ -1334,7 +1331,7 @@ EXPORT_SYMBOL_GPL(crosslock_commit);
 void crosslock_wait(struct lockdep_map *map, unsigned long ip)
 {
 	if (xr_enabled && atomic_read(&crosslock_nr_in_flight))
-		xr_note_wait_now(map, CROSSLOCK_HIST_WAIT, ip, false);
+		xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, false, 0);
 }
 EXPORT_SYMBOL_GPL(crosslock_wait);
 
@@ -1588,6 +1585,8 @@ static u64 xr_owner_gen(unsigned int low)
  */
 void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 {
+	int class_idx;
+
 	if (!xr_enabled || !crosslock_owner_wait_needed(current->lockdep_depth))
 		return;
 	/*
@@ -1596,8 +1595,9 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	 * item's flush) may close a cycle at its first wait, and a cycle
 	 * through a crosslock is reported without switching lockdep off.
 	 */
-	xr_note_wait_now(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED, ip, true);
-	xr_check_wait(map, ip);
+	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED,
+				    ip, true, 0);
+	xr_check_wait(map, class_idx, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
@@ -1655,9 +1655,10 @@ EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
  * crosslock_owner_commit_needed - has the release of @o anything to commit?
  * @o: the state of an owned crosslock instance
  *
- * Most unlocks follow their lock with no acquisition in between: then
- * crosslock_owner_release() does not use its @map, which the primitive
- * need not look up.
+ * Most unlocks follow their lock with no acquisition in between: then the
+ * primitive need not look up the class, and releases @o with
+ * crosslock_owner_release(..., false), which does not make the test again.
+ * Such an unlock is counted as a commit here, as it would have been there.
  *
  * Return: false if the current context acquired nothing since @o was
  * acquired, or if @o is not tracked.
@@ -1666,17 +1667,48 @@ bool crosslock_owner_commit_needed(const struct crosslock_owner *o)
 {
 	unsigned int gen = READ_ONCE(o->gen);
 
-	return xr_enabled && gen &&
-	       xr_hist_written_since(current, xr_owner_gen(gen));
+	if (!xr_enabled || !gen)
+		return false;
+	if (xr_hist_written_since(current, xr_owner_gen(gen)))
+		return true;
+	crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
+	return false;
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_commit_needed);
+
+/*
+ * The slow path of crosslock_owner_release(): the commit, kept out of line
+ * so that the common unlock, which has nothing to commit, neither sets up
+ * nor clears the snapshot of the crosslock on its stack.
+ */
+static noinline void xr_owner_commit(struct lockdep_map *map,
+				     const struct crosslock_owner *o,
+				     u64 acquired)
+{
+	struct crosslock_snapshot c;
+	unsigned long flags;
+	int class_idx;
+
+	if (!crosslock_lockdep_enter(&flags))
+		return;
+	class_idx = xr_mark_crosslock_class(map);
+	if (class_idx >= 0) {
+		xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip), acquired,
+			       READ_ONCE(o->pid));
+		c.owned = true;
+		xr_commit_run(&c);
+	}
+	crosslock_lockdep_exit(flags);
+}
 
 /**
  * crosslock_owner_release - release an owned crosslock
  * @map:    the crosslock class
  * @o:      the state of this instance
  * @commit: commit this context's dependencies first (a real unlock, as
- *          opposed to dropping a lock nobody could have waited for)
+ *          opposed to dropping a lock nobody could have waited for).  A
+ *          caller that has just found crosslock_owner_commit_needed()
+ *          false may pass false, so that the test is not made twice.
  *
  * Return: false if the instance was not acquired as far as we know (its
  * lock bit was set before tracking began, or copied); nothing is done.
@@ -1685,9 +1717,6 @@ bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 			     bool commit)
 {
 	unsigned int gen = READ_ONCE(o->gen);
-	struct crosslock_snapshot c;
-	unsigned long flags;
-	int class_idx;
 	u64 acquired;
 
 	if (!xr_enabled)
@@ -1696,19 +1725,12 @@ bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 		crosslock_counter_inc(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
 		return false;
 	}
-	acquired = xr_owner_gen(gen);
-	if (commit && !xr_hist_written_since(current, acquired)) {
-		/* the common unlock: nothing acquired since, nothing to walk */
-		crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
-	} else if (commit && crosslock_lockdep_enter(&flags)) {
-		class_idx = xr_mark_crosslock_class(map);
-		if (class_idx >= 0) {
-			xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip),
-				       acquired, READ_ONCE(o->pid));
-			c.owned = true;
-			xr_commit_run(&c);
-		}
-		crosslock_lockdep_exit(flags);
+	if (commit) {
+		acquired = xr_owner_gen(gen);
+		if (xr_hist_written_since(current, acquired))
+			xr_owner_commit(map, o, acquired);
+		else	/* the common unlock: nothing acquired since, nothing to walk */
+			crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
 	}
 	/* the primitive's own lock bit keeps a second releaser out */
 	WRITE_ONCE(o->gen, 0);
