@@ -366,7 +366,8 @@ static struct completion lc_work_done;
 
 static void lc_unload_timer_fn(struct timer_list *t)
 {
-	spin_lock(&lc_irq_lock);	/* into this CPU's softirq history */
+	/* a spinlock is not written; the timer's map, of this module's class, is */
+	spin_lock(&lc_irq_lock);
 	spin_unlock(&lc_irq_lock);
 	complete(&lc_irq_done);		/* a commit over earlier loads' entries */
 }

@@ -25,7 +25,7 @@ struct xr_ctx {
 	struct kunit *test;
 	struct lock_class_key key_n, key_i, key_x, key_z;
 	struct mutex n;				/* "xr_test_N" */
-	raw_spinlock_t irq_lock;
+	struct lockdep_map irq_lock;		/* "xr_test_irq", as a timer's */
 	struct crosslock x, z;
 	struct work_struct work1, work2;
 	struct task_struct *worker1, *worker2;
@@ -49,8 +49,7 @@ static int xr_test_init(struct kunit *test)
 	lockdep_register_key(&ctx->key_z);
 	mutex_init(&ctx->n);
 	lockdep_set_class_and_name(&ctx->n, &ctx->key_n, "xr_test_N");
-	raw_spin_lock_init(&ctx->irq_lock);
-	lockdep_set_class_and_name(&ctx->irq_lock, &ctx->key_i, "xr_test_irq");
+	lockdep_init_map(&ctx->irq_lock, "xr_test_irq", &ctx->key_i, 0);
 	crosslock_init_map(&ctx->x, "(xr)test_X", &ctx->key_x, 0);
 	crosslock_init_map(&ctx->z, "(xr)test_Z", &ctx->key_z, 0);
 	test->priv = ctx;
@@ -86,8 +85,8 @@ static void wait_under_m(struct xr_ctx *ctx)
 /* One call site, whatever the compiler unrolls: a repeat is a repeat. */
 static noinline void take_irq_lock(struct xr_ctx *ctx)
 {
-	raw_spin_lock(&ctx->irq_lock);
-	raw_spin_unlock(&ctx->irq_lock);
+	lock_map_acquire(&ctx->irq_lock);
+	lock_map_release(&ctx->irq_lock);
 }
 
 /* The releaser, a work item, takes M after the wait began: M -> X -> M. */
@@ -483,6 +482,44 @@ static void xr_nested_lock_implied(struct kunit *test)
 	lockdep_kunit_reset();
 }
 
+static DEFINE_SPINLOCK(xr_test_spin);
+static DEFINE_RAW_SPINLOCK(xr_test_raw_spin);
+
+/*
+ * Nothing sleeps under a spinning lock, so a crosslock's wait never comes
+ * after one on a cycle: a spinlock or raw spinlock taken while X is in
+ * flight is not written, a mutex is.  Interrupts are off while the
+ * history is counted, so that no interrupt writes into it.
+ */
+static void xr_spinning_lock_not_written(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	long spinning = crosslock_counter_read(CROSSLOCK_COUNTER_HIST_SPINNING);
+	unsigned int written;
+	unsigned long flags;
+
+	crosslock_acquire(&ctx->x, 0, XR_IP);
+	local_irq_save(flags);
+	written = current->crosslock.nr_written;
+	spin_lock(&xr_test_spin);
+	spin_unlock(&xr_test_spin);
+	raw_spin_lock(&xr_test_raw_spin);
+	raw_spin_unlock(&xr_test_raw_spin);
+	KUNIT_EXPECT_EQ(test, current->crosslock.nr_written, written);
+	local_irq_restore(flags);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		KUNIT_EXPECT_GE(test,
+				crosslock_counter_read(CROSSLOCK_COUNTER_HIST_SPINNING),
+				spinning + 2);
+	written = current->crosslock.nr_written;
+	mutex_lock(&ctx->n);
+	mutex_unlock(&ctx->n);
+	KUNIT_EXPECT_GT(test, current->crosslock.nr_written, written);
+	crosslock_commit(&ctx->x);
+	crosslock_release(&ctx->x, XR_IP);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
 /*
  * M was taken before X was acquired and N under M after: M's entry is a
  * generation older and does not imply N, which must be written for the
@@ -592,8 +629,8 @@ static void xr_trylock_quiet(struct kunit *test)
  */
 static void commit_from_irq(struct xr_ctx *ctx)
 {
-	raw_spin_lock(&ctx->irq_lock);
-	raw_spin_unlock(&ctx->irq_lock);
+	lock_map_acquire(&ctx->irq_lock);
+	lock_map_release(&ctx->irq_lock);
 	crosslock_commit(&ctx->x);
 	WRITE_ONCE(ctx->fired, true);
 }
@@ -701,9 +738,11 @@ static void xr_opportunistic_irq_in_task_section_quiet(struct kunit *test)
 	unsigned long flags;
 	bool fired;
 
-	raw_spin_lock_irqsave(&ctx->irq_lock, flags);
+	local_irq_save(flags);
+	lock_map_acquire(&ctx->irq_lock);
 	crosslock_acquire(&ctx->x, 0, XR_IP);		/* irq_lock -> X */
-	raw_spin_unlock_irqrestore(&ctx->irq_lock, flags);
+	lock_map_release(&ctx->irq_lock);
+	local_irq_restore(flags);
 
 	preempt_disable();
 	crosslock_opportunistic_begin();
@@ -1214,6 +1253,7 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE_PARAM(xr_nest_lock_reported, xr_nest_gen_params),
 	KUNIT_CASE(xr_lock_before_acquire_quiet),
 	KUNIT_CASE(xr_nested_lock_implied),
+	KUNIT_CASE(xr_spinning_lock_not_written),
 	KUNIT_CASE(xr_nested_after_acquire_reported),
 	KUNIT_CASE(xr_repeat_after_acquire_reported),
 	KUNIT_CASE(xr_repeat_in_new_section_reported),

@@ -169,13 +169,14 @@ static unsigned int xr_irq_context(struct task_struct *curr)
 static unsigned int xr_ctx_id(struct task_struct *curr,
 			      unsigned int irq_context)
 {
-	unsigned int cpu = raw_smp_processor_id() & 0xff;
-
+	/* process context first: the CPU is read only for an interrupt */
+	if (likely(!irq_context))
+		return curr->crosslock.ctx;
 	if (irq_context & LOCK_CHAIN_HARDIRQ_CONTEXT)
-		return raw_cpu_read(crosslock_hardirq_seq) << 8 | cpu;
-	if (irq_context & LOCK_CHAIN_SOFTIRQ_CONTEXT)
-		return raw_cpu_read(crosslock_softirq_seq) << 8 | cpu;
-	return curr->crosslock.ctx;
+		return raw_cpu_read(crosslock_hardirq_seq) << 8 |
+		       (raw_smp_processor_id() & 0xff);
+	return raw_cpu_read(crosslock_softirq_seq) << 8 |
+	       (raw_smp_processor_id() & 0xff);
 }
 
 /**
@@ -317,25 +318,18 @@ static bool xr_stack_seen_last(unsigned int class_idx, unsigned long ip)
 	return READ_ONCE(last[0]) == ip || READ_ONCE(last[1]) == ip;
 }
 
-static bool xr_stack_recent(unsigned int class_idx, unsigned long ip)
+/*
+ * A call site new to the two last seen: make sure its stack is known,
+ * unwinding once per site.  Out of line, as most acquisitions need none.
+ */
+static noinline void xr_stack_save(unsigned int class_idx, unsigned long ip)
 {
 	unsigned long *last = xr_last_ip[class_idx];
-
-	if (likely(xr_stack_seen_last(class_idx, ip)))
-		return true;
-	WRITE_ONCE(last[1], READ_ONCE(last[0]));
-	WRITE_ONCE(last[0], ip);
-	return false;
-}
-
-/* Make sure the stack of this call site is known; unwinds once per site. */
-static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
-{
 	struct xr_stack_slot *slot;
 	struct lock_trace *trace;
 
-	if (likely(xr_stack_recent(class_idx, ip)))
-		return;
+	WRITE_ONCE(last[1], READ_ONCE(last[0]));
+	WRITE_ONCE(last[0], ip);
 	if (likely(crosslock_stack_lookup(class_idx, ip)))
 		return;
 	slot = xr_stack_reserve(class_idx, ip);
@@ -350,6 +344,14 @@ static void xr_stack_remember(unsigned int class_idx, unsigned long ip)
 		crosslock_counter_inc(CROSSLOCK_COUNTER_STACKS_SAVED);
 	else
 		crosslock_counter_inc(CROSSLOCK_COUNTER_STACKS_DROPPED);
+}
+
+/* The stack of this call site is known, or saved now. */
+static __always_inline void xr_stack_remember(unsigned int class_idx,
+					      unsigned long ip)
+{
+	if (unlikely(!xr_stack_seen_last(class_idx, ip)))
+		xr_stack_save(class_idx, ip);
 }
 
 /* ---------------------------------------------------------------------
@@ -806,7 +808,8 @@ void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
 	struct held_lock *top = curr->held_locks + curr->lockdep_depth - 1;
 	unsigned int irq_context = top->irq_context;
 
-	if (trylock || !top->check || curr->crosslock.hidden)
+	if (trylock || !top->check || curr->crosslock.hidden ||
+	    crosslock_hlock_spins(top))
 		return;
 	xr_hist_write(curr, top->class_idx, ip, irq_context,
 		      top->read & CROSSLOCK_HIST_READ_MASK,

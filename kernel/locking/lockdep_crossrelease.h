@@ -103,6 +103,7 @@ enum crosslock_counter_id {
 	CROSSLOCK_COUNTER_HIST_REPEATED,
 	CROSSLOCK_COUNTER_CHAINS_CACHED,
 	CROSSLOCK_COUNTER_WAITS_CACHED,
+	CROSSLOCK_COUNTER_HIST_SPINNING,
 	CROSSLOCK_COUNTER_COUNT,	/* number of counters */
 };
 
@@ -136,12 +137,36 @@ static __always_inline bool crosslock_hist_repeats(const struct task_struct *cur
 	       xt->repeat_gen == atomic64_read(&crosslock_gen);
 }
 
+/* lockdep's classes, as in lockdep_internals.h, for their wait types */
+extern struct lock_class lock_classes[MAX_LOCKDEP_KEYS];
+
+/*
+ * Is @hlock's class one that nothing sleeps under: raw_spinlock_t, and
+ * spinlock_t and rwlock_t unless they sleep (PREEMPT_RT)?  A crosslock's
+ * wait sleeps (wait_for_completion(), folio_lock(), dma_fence_wait() all
+ * call might_sleep()), so a dependency from a crosslock to such a lock
+ * can only close a cycle through a sleep in atomic context, which the
+ * kernel reports by itself.  On PREEMPT_RT without
+ * CONFIG_PROVE_RAW_LOCK_NESTING, LD_WAIT_CONFIG is LD_WAIT_SPIN and the
+ * two cannot be told apart: nothing is skipped then.
+ */
+static __always_inline bool crosslock_hlock_spins(const struct held_lock *hlock)
+{
+	short inner = lock_classes[hlock->class_idx].wait_type_inner;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING) &&
+		       inner == LD_WAIT_SPIN;
+	return inner == LD_WAIT_SPIN || inner == LD_WAIT_CONFIG;
+}
+
 /*
  * Called by lock_acquire() with what __lock_acquire() returned: 1 for a
  * lock pushed on the held-lock stack, 2 for one merged into the held lock
  * of its class (under a nest lock), 0 for none.  An acquisition made while
  * no crosslock is in flight can never become a crossrelease dependency
- * (its generation precedes every later crosslock): after a boot with
+ * (its generation precedes every later crosslock), and one of a spinning
+ * lock can never close a cycle (crosslock_hlock_spins()): after a boot with
  * "crossrelease=off" this costs a patched-out branch, with nothing in
  * flight one read of a global counter, and a lock taken again and again
  * while one is in flight a few compares.
@@ -162,6 +187,10 @@ static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
 	/* trylocks never wait; rcu_read_lock() and friends are not checked */
 	if (hlock->trylock || !hlock->check)
 		return;
+	if (crosslock_hlock_spins(hlock)) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_SPINNING);
+		return;
+	}
 	if (crosslock_hist_repeats(curr, hlock))
 		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_REPEATED);
 	else

@@ -55,6 +55,7 @@ static const char *const xr_counter_names[CROSSLOCK_COUNTER_COUNT] = {
 	[CROSSLOCK_COUNTER_HIST_REPEATED]	= "crossrelease hist repeated",
 	[CROSSLOCK_COUNTER_CHAINS_CACHED]	= "crossrelease commits cached",
 	[CROSSLOCK_COUNTER_WAITS_CACHED]	= "crossrelease waits cached",
+	[CROSSLOCK_COUNTER_HIST_SPINNING]	= "crossrelease hist spinning",
 };
 
 void crosslock_show_stats(struct seq_file *m)
