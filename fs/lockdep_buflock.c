@@ -205,17 +205,33 @@ EXPORT_SYMBOL_GPL(__crosslock_buffer_wait);
  * The state lives in the buffer_head itself, written after the bit is
  * taken and cleared before it is dropped: the bit orders its writers.
  */
+static void buffer_put_owner(struct buffer_head *bh,
+			     const struct crosslock_owner *owner)
+{
+	crosslock_owner_replaced(&bh->b_lock_owner);
+	WRITE_ONCE(bh->b_lock_owner.ip, owner->ip);
+	WRITE_ONCE(bh->b_lock_owner.pid, owner->pid);
+	WRITE_ONCE(bh->b_lock_owner.gen, owner->gen);
+}
+
 void __crosslock_buffer_acquire(struct buffer_head *bh, unsigned long ip)
 {
 	struct crosslock_owner owner = { };
 
 	crosslock_owner_acquire(buffer_lock_class(bh), &owner, ip);
-	crosslock_owner_replaced(&bh->b_lock_owner);
-	WRITE_ONCE(bh->b_lock_owner.ip, owner.ip);
-	WRITE_ONCE(bh->b_lock_owner.pid, owner.pid);
-	WRITE_ONCE(bh->b_lock_owner.gen, owner.gen);
+	buffer_put_owner(bh, &owner);
 }
 EXPORT_SYMBOL_GPL(__crosslock_buffer_acquire);
+
+/* The wait and the acquisition of a lock_buffer() that did not sleep */
+void __crosslock_buffer_lock(struct buffer_head *bh, unsigned long ip)
+{
+	struct crosslock_owner owner = { };
+
+	crosslock_owner_lock(buffer_lock_class(bh), &owner, ip);
+	buffer_put_owner(bh, &owner);
+}
+EXPORT_SYMBOL_GPL(__crosslock_buffer_lock);
 
 /*
  * A bit set behind lockdep's back (set_buffer_locked(), or before the
@@ -231,10 +247,8 @@ void __crosslock_buffer_release(struct buffer_head *bh)
 
 	WRITE_ONCE(bh->b_lock_owner.gen, 0);
 	/* the class is looked up only for an unlock that commits something */
-	if (crosslock_owner_commit_needed(&owner))
+	if (!crosslock_owner_try_release(&owner))
 		crosslock_owner_release(buffer_lock_class(bh), &owner, true);
-	else
-		crosslock_owner_release(&buffer_map, &owner, false);
 }
 EXPORT_SYMBOL_GPL(__crosslock_buffer_release);
 

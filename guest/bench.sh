@@ -9,7 +9,8 @@
 #   memory           task_struct_bytes, tasks, and every /proc/lockdep_stats
 #                    line as "lockdep.<label>: <value>[ max=<capacity>]"
 #   file-system throughput  fs_ms: xr_filework rounds on ext4 on a loop
-#                    device (median of 5 chunks x 5)
+#                    device (median of 5 chunks x 5, timed in microseconds
+#                    by "xr_filework now": chunks_us=)
 #   microbenchmarks  "<benchmark>: <ns/op> min= max= reps= ops=" from
 #                    lib/bench_crossrelease.c, inflight_seen_<N>, the
 #                    counters again as "lockdep_end.<label>", guest_ms
@@ -98,13 +99,13 @@ fsbench() {
 	mkdir -p /tmp/xbm && mount -t ext4 "$dev" /tmp/xbm && fsround || return 1
 	tfw=
 	for c in $(seq $K); do
-		t0=$(ms); i=0
+		t0=$("$fw" now); i=0
 		while [ $i -lt $((fsrounds / K)) ]; do fsround || return 1; i=$((i + 1)); done
-		tfw="$tfw $(($(ms) - t0))"
+		tfw="$tfw $(($("$fw" now) - t0))"
 	done
 	umount /tmp/xbm && losetup -d "$dev" && rm -f /tmp/xb.img
 	chunks "$tfw"
-	figure fs_ms "$(( $(echo "$tfw" | median) * K )) n=$((fsrounds / K * K)) chunks=$chunks"
+	figure fs_ms "$(( $(echo "$tfw" | median) * K / 1000 )) n=$((fsrounds / K * K)) chunks_us=$chunks"
 }
 if fsbench; then
 	ktap_ok "file-system throughput"

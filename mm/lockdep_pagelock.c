@@ -129,6 +129,14 @@ static struct aops_folio_class aops_classes[AOPS_CLASSES];
 static struct crosslock_class_table aops_table =
 	CROSSLOCK_CLASS_TABLE_INIT(aops_table, aops_classes);
 
+/*
+ * The entry each CPU found last: most lookups are for the a_ops of the
+ * previous one, and skip the hash.  One pointer, so that an interrupt's
+ * lookup in between cannot pair one entry's a_ops with another's classes;
+ * an entry's a_ops never changes once it is found.
+ */
+static DEFINE_PER_CPU(struct aops_folio_class *, aops_class_hint);
+
 /* One class per bit: "(PG_locked)ext4:ext4_aops", "(PG_writeback)ext4:..." */
 static void aops_class_init(void *entry, const void *aops, const void *fs_name)
 {
@@ -147,17 +155,24 @@ static struct lockdep_map *mapping_folio_class(struct address_space *mapping,
 					       enum folio_bit bit)
 {
 	const struct address_space_operations *aops = READ_ONCE(mapping->a_ops);
-	struct file_system_type *type = host->i_sb->s_type;
+	const char *fs_name;
 	struct aops_folio_class *c;
 
+	c = __this_cpu_read(aops_class_hint);
+	if (likely(c && c->slot.owner == aops))
+		return &c->map[bit];
 	c = crosslock_class_find(&aops_table, aops, NULL);
-	if (unlikely(!c))
-		c = crosslock_class_add(&aops_table, aops, NULL, aops_class_init,
-					type->name);
+	if (likely(c)) {
+		__this_cpu_write(aops_class_hint, c);
+		return &c->map[bit];
+	}
+	/* the file system's name only for a new entry: the common lookup is a hit */
+	fs_name = host->i_sb->s_type->name;
+	c = crosslock_class_add(&aops_table, aops, NULL, aops_class_init, fs_name);
 	if (likely(c))
 		return &c->map[bit];
 	pr_warn_once("no room for the folio classes of %ps (%s): its folios share \"(PG_locked)folio\"\n",
-		     aops, type->name);
+		     aops, fs_name);
 	return NULL;
 }
 
@@ -387,8 +402,9 @@ static void folio_bit_wait(struct folio *folio, enum folio_bit bit,
 		crosslock_owner_wait(folio_class(folio, bit), ip);
 }
 
+/* @waited: a sleeping lock's fast path, the wait and the acquisition in one */
 static void folio_bit_acquire(struct folio *folio, enum folio_bit bit,
-			      unsigned long ip)
+			      unsigned long ip, bool waited)
 {
 	struct folio_state new = { };
 	struct crosslock_owner old;
@@ -396,7 +412,10 @@ static void folio_bit_acquire(struct folio *folio, enum folio_bit bit,
 
 	map = folio_class(folio, bit);
 	new.class_id = folio_class_id(map, bit);
-	crosslock_owner_acquire(map, &new.owner, ip);
+	if (waited)
+		crosslock_owner_lock(map, &new.owner, ip);
+	else
+		crosslock_owner_acquire(map, &new.owner, ip);
 	if (!folio_put_state(&folio->page, bit, &new, &old))
 		crosslock_owner_release(map, &new.owner, false);
 	else
@@ -433,12 +452,12 @@ static void folio_bit_release(struct folio *folio, enum folio_bit bit,
 	 */
 	if (!folio_take_state(&folio->page, bit, &state))
 		return;
+	if (!commit)
+		crosslock_owner_release(&folio_maps[bit], &state.owner, false);
 	/* the class is looked up only for a release that commits something */
-	if (commit && crosslock_owner_commit_needed(&state.owner))
+	else if (!crosslock_owner_try_release(&state.owner))
 		crosslock_owner_release(folio_release_class(folio, bit, state.class_id),
 					&state.owner, true);
-	else
-		crosslock_owner_release(&folio_maps[bit], &state.owner, false);
 }
 
 /* The slow paths of the hooks in <linux/lockdep_pagelock.h> */
@@ -465,9 +484,19 @@ void __crosslock_folio_wait_class_end(struct lockdep_map *map,
 
 void __crosslock_folio_acquire(struct folio *folio, unsigned long ip)
 {
-	folio_bit_acquire(folio, FOLIO_LOCKED, ip);
+	folio_bit_acquire(folio, FOLIO_LOCKED, ip, false);
 }
 EXPORT_SYMBOL_GPL(__crosslock_folio_acquire);
+
+/*
+ * A sleeping lock that took the bit at once: its wait and its acquisition,
+ * with one look-up of the class, which the held bit keeps stable.
+ */
+void __crosslock_folio_lock(struct folio *folio, unsigned long ip)
+{
+	folio_bit_acquire(folio, FOLIO_LOCKED, ip, true);
+}
+EXPORT_SYMBOL_GPL(__crosslock_folio_lock);
 
 void __crosslock_folio_release(struct folio *folio, bool commit,
 			       unsigned long ip)
@@ -500,7 +529,7 @@ EXPORT_SYMBOL_GPL(__crosslock_writeback_wait);
 
 void __crosslock_writeback_start(struct folio *folio, unsigned long ip)
 {
-	folio_bit_acquire(folio, FOLIO_WRITEBACK, ip);
+	folio_bit_acquire(folio, FOLIO_WRITEBACK, ip, false);
 }
 
 void __crosslock_writeback_end(struct folio *folio)

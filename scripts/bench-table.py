@@ -59,10 +59,11 @@ def parse_log(path):
         d[key] = number(v)
         if "min" in attrs:                  # a microbenchmark: batch minimum
             d[key + ".best"] = float(attrs["min"])
-        elif "chunks" in attrs:             # a workload: chunk minimum x chunks
-            ch = [int(x) for x in attrs["chunks"].split(",") if x]
+        elif "chunks" in attrs or "chunks_us" in attrs:  # a workload: chunk minimum x chunks
+            us = "chunks_us" in attrs
+            ch = [int(x) for x in attrs["chunks_us" if us else "chunks"].split(",") if x]
             if ch:
-                d[key + ".best"] = min(ch) * len(ch)
+                d[key + ".best"] = min(ch) * len(ch) / (1000 if us else 1)
     if "host_ms" in d and "guest_ms" in d:
         d["boot_host_ms"] = d["host_ms"] - d["guest_ms"]
     return d

@@ -55,8 +55,10 @@ struct lock_class_key *crosslock_tag_class(const char *what, const void *tag,
 void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip);
 void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 			     unsigned long ip);
+void crosslock_owner_lock(struct lockdep_map *map, struct crosslock_owner *o,
+			  unsigned long ip);
 void crosslock_owner_replaced(struct crosslock_owner *old);
-bool crosslock_owner_commit_needed(const struct crosslock_owner *o);
+bool crosslock_owner_try_release(struct crosslock_owner *o);
 bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 			     bool commit);
 
@@ -112,12 +114,14 @@ static inline void crosslock_owner_wait(struct lockdep_map *map,
 static inline void crosslock_owner_acquire(struct lockdep_map *map,
 					   struct crosslock_owner *o,
 					   unsigned long ip) { }
+static inline void crosslock_owner_lock(struct lockdep_map *map,
+					struct crosslock_owner *o,
+					unsigned long ip) { }
 static inline void crosslock_owner_replaced(struct crosslock_owner *old) { }
 
-static inline bool
-crosslock_owner_commit_needed(const struct crosslock_owner *o)
+static inline bool crosslock_owner_try_release(struct crosslock_owner *o)
 {
-	return false;
+	return true;
 }
 
 static inline bool crosslock_owner_wait_needed(unsigned int depth)

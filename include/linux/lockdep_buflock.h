@@ -18,6 +18,7 @@ DECLARE_STATIC_KEY_FALSE(crosslock_buffer_key);
 
 void __crosslock_buffer_wait(struct buffer_head *bh, unsigned long ip);
 void __crosslock_buffer_acquire(struct buffer_head *bh, unsigned long ip);
+void __crosslock_buffer_lock(struct buffer_head *bh, unsigned long ip);
 void __crosslock_buffer_release(struct buffer_head *bh);
 bool crosslock_buffer_owned(struct buffer_head *bh);
 const char *crosslock_buffer_class_name(struct buffer_head *bh);
@@ -53,6 +54,17 @@ static __always_inline void crosslock_buffer_acquire(struct buffer_head *bh,
 		__crosslock_buffer_acquire(bh, ip);
 }
 
+/*
+ * crosslock_buffer_lock - lock_buffer() took @bh's lock bit at once:
+ * crosslock_buffer_wait() and crosslock_buffer_acquire() in one call
+ */
+static __always_inline void crosslock_buffer_lock(struct buffer_head *bh,
+						  unsigned long ip)
+{
+	if (crosslock_buffer_enabled())
+		__crosslock_buffer_lock(bh, ip);
+}
+
 /* crosslock_buffer_release - @bh's lock bit is about to be dropped */
 static __always_inline void crosslock_buffer_release(struct buffer_head *bh)
 {
@@ -67,6 +79,8 @@ static inline void crosslock_buffer_wait(struct buffer_head *bh,
 					 unsigned long ip) { }
 static inline void crosslock_buffer_acquire(struct buffer_head *bh,
 					    unsigned long ip) { }
+static inline void crosslock_buffer_lock(struct buffer_head *bh,
+					 unsigned long ip) { }
 static inline void crosslock_buffer_release(struct buffer_head *bh) { }
 static inline bool crosslock_buffer_owned(struct buffer_head *bh)
 {

@@ -31,6 +31,7 @@ struct lockdep_map *__crosslock_folio_wait_class(struct folio *folio,
 void __crosslock_folio_wait_class_end(struct lockdep_map *map,
 				      unsigned long ip);
 void __crosslock_folio_acquire(struct folio *folio, unsigned long ip);
+void __crosslock_folio_lock(struct folio *folio, unsigned long ip);
 void __crosslock_folio_release(struct folio *folio, bool commit,
 			       unsigned long ip);
 void __crosslock_folio_free(struct page *page);
@@ -99,6 +100,17 @@ static __always_inline void crosslock_folio_acquire(struct folio *folio,
 }
 
 /*
+ * crosslock_folio_lock - a sleeping lock took @folio's lock bit at once:
+ * crosslock_folio_wait() and crosslock_folio_acquire() in one call
+ */
+static __always_inline void crosslock_folio_lock(struct folio *folio,
+						 unsigned long ip)
+{
+	if (crosslock_folio_enabled())
+		__crosslock_folio_lock(folio, ip);
+}
+
+/*
  * crosslock_folio_release - @folio's lock bit is about to be dropped;
  * @commit: a real unlock, which waiters may have waited for
  */
@@ -131,6 +143,8 @@ static inline void crosslock_folio_wait_class_end(struct lockdep_map *map,
 						  unsigned long ip) { }
 static inline void crosslock_folio_acquire(struct folio *folio,
 					   unsigned long ip) { }
+static inline void crosslock_folio_lock(struct folio *folio,
+					unsigned long ip) { }
 static inline void crosslock_folio_release(struct folio *folio, bool commit,
 					   unsigned long ip) { }
 static inline void crosslock_folio_free(struct page *page) { }

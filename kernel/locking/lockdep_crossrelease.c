@@ -808,8 +808,7 @@ void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
 	struct held_lock *top = curr->held_locks + curr->lockdep_depth - 1;
 	unsigned int irq_context = top->irq_context;
 
-	if (trylock || !top->check || curr->crosslock.hidden ||
-	    crosslock_hlock_spins(top))
+	if (trylock || !top->check || curr->crosslock.hidden)
 		return;
 	xr_hist_write(curr, top->class_idx, ip, irq_context,
 		      top->read & CROSSLOCK_HIST_READ_MASK,
@@ -965,7 +964,9 @@ static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx)
 		  !!lockdep_hardirqs_enabled() << 1 |
 		  !!lockdep_softirqs_enabled(curr);
 
-	return xr_mix(curr->curr_chain_key + xr_mix(tag | BIT_ULL(41))) ?: 1;
+	/* an odd multiplier keeps tags apart in one mix, not two */
+	return xr_mix(curr->curr_chain_key ^
+		      (tag | BIT_ULL(41)) * 0x9e3779b97f4a7c15ULL) ?: 1;
 }
 
 /*
@@ -1604,6 +1605,16 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
+/* Fill @o as the current context's acquisition of an owned crosslock */
+static __always_inline void xr_owner_take(struct crosslock_owner *o,
+					  unsigned long ip)
+{
+	o->ip = ip;
+	o->pid = task_pid_nr(current);
+	o->gen = xr_next_gen();
+	atomic_inc(&crosslock_nr_in_flight);
+}
+
 /**
  * crosslock_owner_acquire - an owned crosslock was taken
  * @map: the crosslock class
@@ -1620,10 +1631,7 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 
 	if (!xr_enabled)
 		return;
-	o->ip = ip;
-	o->pid = task_pid_nr(current);
-	o->gen = xr_next_gen();
-	atomic_inc(&crosslock_nr_in_flight);
+	xr_owner_take(o, ip);
 	/*
 	 * An acquisition writes no history: all it has to do is mark the
 	 * class and save the call site's stack, once.  Most find both done
@@ -1637,6 +1645,36 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 	xr_note_acquire(map, 0, ip, true, 0);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
+
+/**
+ * crosslock_owner_lock - an owned crosslock was taken without sleeping
+ * @map: the crosslock class
+ * @o:   filled with the new acquisition's state
+ * @ip:  the caller
+ *
+ * crosslock_owner_wait() and crosslock_owner_acquire() in one call, for the
+ * fast path of a sleeping lock, which took its bit at the first try: to
+ * lockdep that is still a wait.  The class is looked up once, and the
+ * wait's note has already marked it and remembered the call site.
+ */
+void crosslock_owner_lock(struct lockdep_map *map, struct crosslock_owner *o,
+			  unsigned long ip)
+{
+	int class_idx;
+
+	if (!xr_enabled)
+		return;
+	if (!crosslock_owner_wait_needed(current->lockdep_depth)) {
+		crosslock_owner_acquire(map, o, ip);
+		return;
+	}
+	/* the wait's entry is older than the acquisition, as with two calls */
+	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED,
+				    ip, true, 0);
+	xr_check_wait(map, class_idx, ip);
+	xr_owner_take(o, ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_lock);
 
 /**
  * crosslock_owner_replaced - an acquisition replaced a stale state
@@ -1654,30 +1692,44 @@ void crosslock_owner_replaced(struct crosslock_owner *old)
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
 
+/* Take @o out of what is in flight */
+static void xr_owner_drop(struct crosslock_owner *o)
+{
+	/* the primitive's own lock bit keeps a second releaser out */
+	WRITE_ONCE(o->gen, 0);
+	atomic_dec(&crosslock_nr_in_flight);
+}
+
 /**
- * crosslock_owner_commit_needed - has the release of @o anything to commit?
+ * crosslock_owner_try_release - release @o, unless it has something to commit
  * @o: the state of an owned crosslock instance
  *
- * Most unlocks follow their lock with no acquisition in between: then the
- * primitive need not look up the class, and releases @o with
- * crosslock_owner_release(..., false), which does not make the test again.
- * Such an unlock is counted as a commit here, as it would have been there.
+ * Most unlocks follow their lock with no acquisition in between: they are
+ * released here, in one call, and the primitive need not look up the
+ * class.  Such an unlock is counted as a commit, as it would have been by
+ * crosslock_owner_release().
  *
- * Return: false if the current context acquired nothing since @o was
- * acquired, or if @o is not tracked.
+ * Return: false if the current context acquired something since @o was
+ * acquired: the primitive then commits with crosslock_owner_release(map,
+ * @o, true).  True if @o was released, or was not tracked.
  */
-bool crosslock_owner_commit_needed(const struct crosslock_owner *o)
+bool crosslock_owner_try_release(struct crosslock_owner *o)
 {
 	unsigned int gen = READ_ONCE(o->gen);
 
-	if (!xr_enabled || !gen)
-		return false;
-	if (xr_hist_written_since(current, xr_owner_gen(gen)))
+	if (!xr_enabled)
 		return true;
+	if (!gen) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
+		return true;
+	}
+	if (xr_hist_written_since(current, xr_owner_gen(gen)))
+		return false;
 	crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
-	return false;
+	xr_owner_drop(o);
+	return true;
 }
-EXPORT_SYMBOL_GPL(crosslock_owner_commit_needed);
+EXPORT_SYMBOL_GPL(crosslock_owner_try_release);
 
 /*
  * The slow path of crosslock_owner_release(): the commit, kept out of line
@@ -1709,9 +1761,7 @@ static noinline void xr_owner_commit(struct lockdep_map *map,
  * @map:    the crosslock class
  * @o:      the state of this instance
  * @commit: commit this context's dependencies first (a real unlock, as
- *          opposed to dropping a lock nobody could have waited for).  A
- *          caller that has just found crosslock_owner_commit_needed()
- *          false may pass false, so that the test is not made twice.
+ *          opposed to dropping a lock nobody could have waited for)
  *
  * Return: false if the instance was not acquired as far as we know (its
  * lock bit was set before tracking began, or copied); nothing is done.
@@ -1735,9 +1785,7 @@ bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 		else	/* the common unlock: nothing acquired since, nothing to walk */
 			crosslock_counter_inc(CROSSLOCK_COUNTER_COMMITS);
 	}
-	/* the primitive's own lock bit keeps a second releaser out */
-	WRITE_ONCE(o->gen, 0);
-	atomic_dec(&crosslock_nr_in_flight);
+	xr_owner_drop(o);
 	return true;
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_release);

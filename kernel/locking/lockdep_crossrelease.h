@@ -137,22 +137,22 @@ static __always_inline bool crosslock_hist_repeats(const struct task_struct *cur
 	       xt->repeat_gen == atomic64_read(&crosslock_gen);
 }
 
-/* lockdep's classes, as in lockdep_internals.h, for their wait types */
-extern struct lock_class lock_classes[MAX_LOCKDEP_KEYS];
-
 /*
- * Is @hlock's class one that nothing sleeps under: raw_spinlock_t, and
- * spinlock_t and rwlock_t unless they sleep (PREEMPT_RT)?  A crosslock's
- * wait sleeps (wait_for_completion(), folio_lock(), dma_fence_wait() all
- * call might_sleep()), so a dependency from a crosslock to such a lock
- * can only close a cycle through a sleep in atomic context, which the
- * kernel reports by itself.  On PREEMPT_RT without
+ * Is @lock one that nothing sleeps under: raw_spinlock_t, and spinlock_t
+ * and rwlock_t unless they sleep (PREEMPT_RT)?  A crosslock's wait sleeps
+ * (wait_for_completion(), folio_lock(), dma_fence_wait() all call
+ * might_sleep()), so a dependency from a crosslock to such a lock can only
+ * close a cycle through a sleep in atomic context, which the kernel
+ * reports by itself.  The map's wait type is read rather than its
+ * class's, before the held lock is even found: a class takes its own from
+ * the map that registers it, and the maps of a class share their
+ * initialiser's key and so its lock type.  On PREEMPT_RT without
  * CONFIG_PROVE_RAW_LOCK_NESTING, LD_WAIT_CONFIG is LD_WAIT_SPIN and the
  * two cannot be told apart: nothing is skipped then.
  */
-static __always_inline bool crosslock_hlock_spins(const struct held_lock *hlock)
+static __always_inline bool crosslock_map_spins(const struct lockdep_map *lock)
 {
-	short inner = lock_classes[hlock->class_idx].wait_type_inner;
+	short inner = lock->wait_type_inner;
 
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING) &&
@@ -166,12 +166,13 @@ static __always_inline bool crosslock_hlock_spins(const struct held_lock *hlock)
  * of its class (under a nest lock), 0 for none.  An acquisition made while
  * no crosslock is in flight can never become a crossrelease dependency
  * (its generation precedes every later crosslock), and one of a spinning
- * lock can never close a cycle (crosslock_hlock_spins()): after a boot with
+ * lock can never close a cycle (crosslock_map_spins()): after a boot with
  * "crossrelease=off" this costs a patched-out branch, with nothing in
  * flight one read of a global counter, and a lock taken again and again
  * while one is in flight a few compares.
  */
 static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
+						    struct lockdep_map *lock,
 						    int ret, int trylock,
 						    unsigned long ip)
 {
@@ -179,6 +180,11 @@ static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
 
 	if (!crosslock_on() || !atomic_read(&crosslock_nr_in_flight) || !ret)
 		return;
+	/* first, as most are: it needs neither the held lock nor its class */
+	if (crosslock_map_spins(lock)) {
+		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_SPINNING);
+		return;
+	}
 	if (ret == 2) {
 		crosslock_hist_add_merged(curr, trylock, ip);
 		return;
@@ -187,10 +193,6 @@ static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
 	/* trylocks never wait; rcu_read_lock() and friends are not checked */
 	if (hlock->trylock || !hlock->check)
 		return;
-	if (crosslock_hlock_spins(hlock)) {
-		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_SPINNING);
-		return;
-	}
 	if (crosslock_hist_repeats(curr, hlock))
 		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_REPEATED);
 	else
@@ -200,6 +202,7 @@ static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
 #else /* !CONFIG_LOCKDEP_CROSSRELEASE */
 
 static inline void crosslock_lock_acquired(struct task_struct *curr,
+					   struct lockdep_map *lock,
 					   int ret, int trylock,
 					   unsigned long ip) { }
 static inline void crosslock_init_task(struct task_struct *task) { }

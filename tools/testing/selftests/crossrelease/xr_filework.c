@@ -10,6 +10,8 @@
  *                              of what else is available, so that the
  *                              kernel reclaims page cache whatever the
  *                              size of the machine
+ *   xr_filework now            print CLOCK_MONOTONIC in microseconds, for
+ *                              timings finer than /proc/uptime's 10 ms
  *
  * Exits 0 on success, 1 with a message on stderr otherwise.
  */
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FILE_SIZE	(4L << 20)
@@ -146,12 +149,24 @@ static int pressure(int pct)
 	return munmap(p, len) ? fail("munmap", "anonymous") : 0;
 }
 
+static int now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return fail("clock_gettime", "CLOCK_MONOTONIC");
+	printf("%lld\n", (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "now"))
+		return now();
 	if (argc == 3 && !strcmp(argv[1], "files"))
 		return files(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "pressure"))
 		return pressure(atoi(argv[2]));
-	fprintf(stderr, "usage: %s files DIR | pressure PERCENT\n", argv[0]);
+	fprintf(stderr, "usage: %s files DIR | pressure PERCENT | now\n", argv[0]);
 	return 2;
 }
