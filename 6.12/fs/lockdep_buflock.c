@@ -93,18 +93,35 @@ static void bh_class_init(void *entry, const void *owner, const void *arg)
 	lockdep_init_map(&c->map, c->name, &c->key, 0);
 }
 
-static struct lockdep_map *bh_owner_class(const void *owner, const char *fs_name,
+/*
+ * The entry each CPU found last, tried before the hash: one pointer, so
+ * that an interrupt's look-up in between cannot pair one entry's owner
+ * with another's class; an entry's owner never changes once found.
+ */
+static DEFINE_PER_CPU(struct bh_class *, bh_class_hint);
+
+/* Called with preemption disabled; @sb's name is read only for a new entry */
+static struct lockdep_map *bh_owner_class(const void *owner,
+					  const struct super_block *sb,
 					  const struct address_space_operations *aops)
 {
-	struct bh_owner o = { .fs_name = fs_name, .aops = aops };
-	struct bh_class *c = crosslock_class_find(&bh_table, owner, NULL);
+	struct bh_owner o = { .aops = aops };
+	struct bh_class *c;
 
-	if (!c)
-		c = crosslock_class_add(&bh_table, owner, NULL, bh_class_init, &o);
+	c = __this_cpu_read(bh_class_hint);
+	if (likely(c && c->slot.owner == owner))
+		return &c->map;
+	c = crosslock_class_find(&bh_table, owner, NULL);
+	if (likely(c)) {
+		__this_cpu_write(bh_class_hint, c);
+		return &c->map;
+	}
+	o.fs_name = sb->s_type->name;
+	c = crosslock_class_add(&bh_table, owner, NULL, bh_class_init, &o);
 	if (c)
 		return &c->map;
 	pr_warn_once("more than %d buffer-lock classes: %s's buffers share \"(BH_Lock)buffer\"\n",
-		     BH_CLASSES, fs_name);
+		     BH_CLASSES, o.fs_name);
 	return NULL;
 }
 
@@ -165,14 +182,13 @@ static struct lockdep_map *buffer_lock_class(struct buffer_head *bh)
 	mapping = buffer_mapping(bh);
 	host = mapping ? READ_ONCE(mapping->host) : NULL;
 	if (host && !sb_is_blkdev_sb(host->i_sb)) {
-		map = bh_owner_class(READ_ONCE(mapping->a_ops),
-				     host->i_sb->s_type->name,
+		map = bh_owner_class(READ_ONCE(mapping->a_ops), host->i_sb,
 				     READ_ONCE(mapping->a_ops));
 	} else {
 		bdev = READ_ONCE(bh->b_bdev);
 		sb = bdev ? bdev_mounted_sb(bdev) : NULL;
 		if (sb)
-			map = bh_owner_class(sb->s_type, sb->s_type->name, NULL);
+			map = bh_owner_class(sb->s_type, sb, NULL);
 		else if (host)
 			map = &bdev_map;
 	}

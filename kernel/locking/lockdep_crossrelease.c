@@ -127,13 +127,19 @@ static bool xr_class_alive(unsigned int class_idx, u64 gen)
  */
 DECLARE_BITMAP(crosslock_classes, MAX_LOCKDEP_KEYS);
 
+/* Mark class @class_idx as a crosslock's; read first, as it almost always is */
+static __always_inline void xr_mark_class(int class_idx)
+{
+	if (class_idx >= 0 && !test_bit(class_idx, crosslock_classes))
+		set_bit(class_idx, crosslock_classes);
+}
+
 /* The class index of crosslock @map, its class marked as a crosslock's */
 static int xr_mark_crosslock_class(struct lockdep_map *map)
 {
 	int class_idx = crosslock_class_idx(map);
 
-	if (class_idx >= 0 && !test_bit(class_idx, crosslock_classes))
-		set_bit(class_idx, crosslock_classes);
+	xr_mark_class(class_idx);
 	return class_idx;
 }
 
@@ -482,6 +488,16 @@ static u64 xr_mix(u64 x)
 	return x ^ (x >> 31);
 }
 
+/*
+ * Spread a small tag over 64 bits before it is mixed with a sum or a chain
+ * key: an odd multiplier keeps distinct tags distinct, which one round of
+ * xr_mix() on the combination then scatters as well as two would.
+ */
+static u64 xr_spread(u64 tag)
+{
+	return tag * 0x9e3779b97f4a7c15ULL;
+}
+
 static u64 xr_chain_elem(unsigned int class_idx, u8 flags)
 {
 	return xr_mix((u64)class_idx << 8 | flags);
@@ -578,7 +594,7 @@ static u64 xr_chain_key(struct crosslock_snapshot *c, u64 sum)
 {
 	u64 tag = (u64)c->xhlock.class_idx << 8 | c->irq_context << 1 | c->owned;
 
-	return xr_mix(sum + xr_mix(tag | BIT_ULL(40))) ?: 1;
+	return xr_mix(sum ^ xr_spread(tag | BIT_ULL(40))) ?: 1;
 }
 
 static u64 *xr_chain_slot(u64 key, int probe)
@@ -964,9 +980,7 @@ static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx)
 		  !!lockdep_hardirqs_enabled() << 1 |
 		  !!lockdep_softirqs_enabled(curr);
 
-	/* an odd multiplier keeps tags apart in one mix, not two */
-	return xr_mix(curr->curr_chain_key ^
-		      (tag | BIT_ULL(41)) * 0x9e3779b97f4a7c15ULL) ?: 1;
+	return xr_mix(curr->curr_chain_key ^ xr_spread(tag | BIT_ULL(41))) ?: 1;
 }
 
 /*
@@ -1011,7 +1025,8 @@ static void xr_check_wait(struct lockdep_map *map, int class_idx,
  * elsewhere after the wait was already satisfied, whose release would then
  * seem to wait for it.
  *
- * Return: the class index of @map, or -1 if lockdep is off.
+ * Return: the class index of @map, or -1 if lockdep is off (or @map has
+ * no class: lockdep's tables are full).
  */
 static int xr_note_acquire(struct lockdep_map *map, u8 wait,
 			   unsigned long ip, bool crosslock, u64 gen)
@@ -1019,19 +1034,15 @@ static int xr_note_acquire(struct lockdep_map *map, u8 wait,
 	unsigned long flags;
 	int class_idx;
 
-	if (!crosslock_lockdep_enter(&flags))
+	class_idx = crosslock_lockdep_enter_class(map, &flags);
+	if (class_idx < 0)
 		return -1;
 	if (crosslock)
-		class_idx = xr_mark_crosslock_class(map);
-	else
-		class_idx = crosslock_class_idx(map);
-	if (class_idx >= 0) {
-		if (wait)
-			xr_hist_write(current, class_idx, ip,
-				      xr_irq_context(current), wait,
-				      gen ?: atomic64_read(&crosslock_gen));
-		xr_stack_remember(class_idx, ip);
-	}
+		xr_mark_class(class_idx);
+	if (wait)
+		xr_hist_write(current, class_idx, ip, xr_irq_context(current),
+			      wait, gen ?: atomic64_read(&crosslock_gen));
+	xr_stack_remember(class_idx, ip);
 	crosslock_lockdep_exit(flags);
 	return class_idx;
 }
@@ -1555,7 +1566,7 @@ static bool xr_hist_written_since(struct task_struct *curr, u64 gen)
 }
 
 /* Low 32 bits 0 mean "not acquired", so acquisitions never get them. */
-static unsigned int xr_next_gen(void)
+static __always_inline unsigned int xr_next_gen(void)
 {
 	u64 gen = atomic64_inc_return(&crosslock_gen);
 
@@ -1744,15 +1755,14 @@ static noinline void xr_owner_commit(struct lockdep_map *map,
 	unsigned long flags;
 	int class_idx;
 
-	if (!crosslock_lockdep_enter(&flags))
+	class_idx = crosslock_lockdep_enter_class(map, &flags);
+	if (class_idx < 0)
 		return;
-	class_idx = xr_mark_crosslock_class(map);
-	if (class_idx >= 0) {
-		xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip), acquired,
-			       READ_ONCE(o->pid));
-		c.owned = true;
-		xr_commit_run(&c);
-	}
+	xr_mark_class(class_idx);
+	xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip), acquired,
+		       READ_ONCE(o->pid));
+	c.owned = true;
+	xr_commit_run(&c);
 	crosslock_lockdep_exit(flags);
 }
 

@@ -27,6 +27,8 @@ bool crosslock_lockdep_enter(unsigned long *flags);
 bool crosslock_key_assignable(const struct lockdep_map *lock);
 void crosslock_lockdep_exit(unsigned long flags);
 int crosslock_class_idx(struct lockdep_map *lock);
+int crosslock_lockdep_enter_class(struct lockdep_map *lock,
+				  unsigned long *flags);
 int crosslock_cached_class_idx(const struct lockdep_map *lock);
 struct lock_trace *crosslock_save_trace(void);
 void crosslock_print_trace(const struct lock_trace *trace, unsigned int spaces);
