@@ -72,8 +72,7 @@ struct bh_class {
 };
 
 static struct bh_class bh_classes[BH_CLASSES];
-static struct crosslock_class_table bh_table =
-	CROSSLOCK_CLASS_TABLE_INIT(bh_table, bh_classes);
+DEFINE_CROSSLOCK_CLASS_TABLE(bh_table, bh_classes);
 
 struct bh_owner {
 	const char				*fs_name;
@@ -93,29 +92,16 @@ static void bh_class_init(void *entry, const void *owner, const void *arg)
 	lockdep_init_map(&c->map, c->name, &c->key, 0);
 }
 
-/*
- * The entry each CPU found last, tried before the hash: one pointer, so
- * that an interrupt's look-up in between cannot pair one entry's owner
- * with another's class; an entry's owner never changes once found.
- */
-static DEFINE_PER_CPU(struct bh_class *, bh_class_hint);
-
-/* Called with preemption disabled; @sb's name is read only for a new entry */
+/* @sb's name is read only for a new entry: the common look-up is a hit */
 static struct lockdep_map *bh_owner_class(const void *owner,
 					  const struct super_block *sb,
 					  const struct address_space_operations *aops)
 {
 	struct bh_owner o = { .aops = aops };
-	struct bh_class *c;
+	struct bh_class *c = crosslock_class_find(&bh_table, owner, NULL);
 
-	c = __this_cpu_read(bh_class_hint);
-	if (likely(c && c->slot.owner == owner))
+	if (likely(c))
 		return &c->map;
-	c = crosslock_class_find(&bh_table, owner, NULL);
-	if (likely(c)) {
-		__this_cpu_write(bh_class_hint, c);
-		return &c->map;
-	}
 	o.fs_name = sb->s_type->name;
 	c = crosslock_class_add(&bh_table, owner, NULL, bh_class_init, &o);
 	if (c)

@@ -126,16 +126,7 @@ struct aops_folio_class {
 };
 
 static struct aops_folio_class aops_classes[AOPS_CLASSES];
-static struct crosslock_class_table aops_table =
-	CROSSLOCK_CLASS_TABLE_INIT(aops_table, aops_classes);
-
-/*
- * The entry each CPU found last: most lookups are for the a_ops of the
- * previous one, and skip the hash.  One pointer, so that an interrupt's
- * lookup in between cannot pair one entry's a_ops with another's classes;
- * an entry's a_ops never changes once it is found.
- */
-static DEFINE_PER_CPU(struct aops_folio_class *, aops_class_hint);
+DEFINE_CROSSLOCK_CLASS_TABLE(aops_table, aops_classes);
 
 /* One class per bit: "(PG_locked)ext4:ext4_aops", "(PG_writeback)ext4:..." */
 static void aops_class_init(void *entry, const void *aops, const void *fs_name)
@@ -158,14 +149,9 @@ static struct lockdep_map *mapping_folio_class(struct address_space *mapping,
 	const char *fs_name;
 	struct aops_folio_class *c;
 
-	c = __this_cpu_read(aops_class_hint);
-	if (likely(c && c->slot.owner == aops))
-		return &c->map[bit];
 	c = crosslock_class_find(&aops_table, aops, NULL);
-	if (likely(c)) {
-		__this_cpu_write(aops_class_hint, c);
+	if (likely(c))
 		return &c->map[bit];
-	}
 	/* the file system's name only for a new entry: the common lookup is a hit */
 	fs_name = host->i_sb->s_type->name;
 	c = crosslock_class_add(&aops_table, aops, NULL, aops_class_init, fs_name);

@@ -32,7 +32,8 @@ SUBTEST = re.compile(r'^#\s*Subtest:\s*(.*)$')
 FIGURE = re.compile(r'^#\s*([^:]+?):\s+(.*?)\s*$')
 
 Result = namedtuple('Result', 'depth name kind diag figures')
-Log = namedtuple('Log', 'suites results figures notes text unlisted')
+Log = namedtuple('Log', 'suites results figures notes text unlisted failures')
+CONTEXT = 6     # lines kept before a failed case, to show why it failed
 
 
 def split(value):
@@ -52,6 +53,7 @@ def parse(text, start=None):
     names = {}      # depth -> name from the last "# Subtest:" line
     pending = {}    # depth -> figures for the next result at that depth
     results, figures, notes, unlisted = [], {}, [], set()
+    failures, recent = [], []   # (case, the lines before it); last lines
 
     def add(suite, kind, n=1):
         counts = suites.setdefault(suite, [0, 0, 0])
@@ -79,6 +81,8 @@ def parse(text, start=None):
         line = TS.sub('', raw).rstrip()
         body = line.lstrip(' ')
         depth = (len(line) - len(body)) // 4
+        if body and not RESULT.match(body):
+            recent = (recent + [body])[-CONTEXT:]
         m = SUBTEST.match(body)
         if m:
             names[depth] = m.group(1).strip()
@@ -104,6 +108,9 @@ def parse(text, start=None):
         name = m.group(3) or f'#{m.group(2)}'
         skip = (m.group(4) or '').upper().startswith('SKIP')
         kind = 'skipped' if skip else ('passed' if ok else 'failed')
+        if kind == 'failed' and not (kids.get(depth + 1) or depth + 1 in plans):
+            failures.append((f"{names.get(depth, '')}.{name}".lstrip('.'), recent))
+        recent = []
         results.append(Result(depth, name, kind, m.group(4) or '', pending.pop(depth, {})))
         if depth in plans:
             plans[depth][1] += 1
@@ -128,7 +135,7 @@ def parse(text, start=None):
             kids.setdefault(depth, []).append(kind)
 
     flush(0)
-    return Log(suites, results, figures, notes, text, unlisted)
+    return Log(suites, results, figures, notes, text, unlisted, failures)
 
 
 def summary(log, marker=None, out=print):
@@ -140,6 +147,10 @@ def summary(log, marker=None, out=print):
             f'{p} passed, {f} failed, {s} skipped')
     for n in log.notes:
         out(f'!! {n}')
+    for name, lines in log.failures:
+        out(f'!! failed: {name}')
+        for line in lines:
+            out(f'!!     {line}')
     rc = 1 if failed else 0
     if marker is not None and marker not in log.text:
         out(f'!! end marker "{marker}" not in the log: guest did not finish')

@@ -43,8 +43,7 @@ struct xr_fence_class {
 };
 
 static struct xr_fence_class xr_fence_classes[XR_FENCE_CLASSES];
-static struct crosslock_class_table xr_fences =
-	CROSSLOCK_CLASS_TABLE_INIT(xr_fences, xr_fence_classes);
+DEFINE_CROSSLOCK_CLASS_TABLE(xr_fences, xr_fence_classes);
 static struct xr_fence_class xr_fence_overflow = {
 	.name = "(dma_fence)other",
 };

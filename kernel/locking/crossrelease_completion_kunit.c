@@ -10,13 +10,11 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
-#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/timer.h>
 #include <linux/workqueue.h>
 
 #include "lockdep_internals.h"
@@ -29,9 +27,6 @@ struct cmp_ctx {
 	struct lockdep_kunit_fixture fx; /* fx.m: the lock of the scenarios */
 	struct completion done, other, idle;
 	struct work_struct work;
-	struct hrtimer hrtimer;
-	struct timer_list timer;
-	bool fired;
 };
 
 /* One class per init site: these two are different classes. */
@@ -311,21 +306,9 @@ static void cmp_different_init_sites_quiet(struct kunit *test)
  * Completed from an interrupt that lands on this task, which took M after
  * the wait began: the interrupt's history is its own.
  */
-static enum hrtimer_restart complete_hrtimer_fn(struct hrtimer *t)
+static void complete_irq_fn(void *ctx)
 {
-	struct cmp_ctx *ctx = container_of(t, struct cmp_ctx, hrtimer);
-
-	complete(&ctx->done);
-	WRITE_ONCE(ctx->fired, true);
-	return HRTIMER_NORESTART;
-}
-
-static void complete_timer_fn(struct timer_list *t)
-{
-	struct cmp_ctx *ctx = container_of(t, struct cmp_ctx, timer);
-
-	complete(&ctx->done);
-	WRITE_ONCE(ctx->fired, true);
+	complete(&((struct cmp_ctx *)ctx)->done);
 }
 
 /* hrtimer: completed in hard interrupt context; timer: in a softirq */
@@ -340,7 +323,6 @@ static void cmp_irq_completer_quiet(struct kunit *test)
 {
 	bool hard = lockdep_kunit_variant_flag(test);
 	struct cmp_ctx *ctx = test->priv;
-	unsigned long timeout;
 	struct waiter w;
 	bool fired;
 
@@ -349,25 +331,7 @@ static void cmp_irq_completer_quiet(struct kunit *test)
 	start_waiter(test, &w, ctx, &ctx->done, WAIT_PLAIN);
 	lockdep_kunit_until_waiting(&ctx->done, 1);
 	lockdep_kunit_take_m(&ctx->fx);
-	preempt_disable();
-	if (hard) {
-		hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-		ctx->hrtimer.function = complete_hrtimer_fn;
-		hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-	} else {
-		timer_setup(&ctx->timer, complete_timer_fn, 0);
-		ctx->timer.expires = jiffies + 1;
-		add_timer_on(&ctx->timer, smp_processor_id());
-	}
-	timeout = jiffies + 5 * HZ;
-	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
-		cpu_relax();
-	fired = READ_ONCE(ctx->fired);
-	preempt_enable();
-	if (hard)
-		hrtimer_cancel(&ctx->hrtimer);
-	else
-		del_timer_sync(&ctx->timer);
+	fired = lockdep_kunit_irq_on_this_task(hard, complete_irq_fn, ctx);
 	if (!fired)
 		complete(&ctx->done);
 	stop_waiter(&w);

@@ -14,7 +14,6 @@
 #include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/timer.h>
 #include <linux/workqueue.h>
 
 #include "lockdep_kunit.h"
@@ -30,7 +29,6 @@ struct xr_ctx {
 	struct work_struct work1, work2;
 	struct task_struct *worker1, *worker2;
 	struct hrtimer hrtimer;
-	struct timer_list timer;
 	bool fired;
 	long misuse;		/* CROSSLOCK_COUNTER_MISUSE when the case began */
 };
@@ -635,15 +633,9 @@ static void commit_from_irq(struct xr_ctx *ctx)
 	WRITE_ONCE(ctx->fired, true);
 }
 
-static enum hrtimer_restart xr_hrtimer_fn(struct hrtimer *t)
+static void xr_irq_fn(void *ctx)
 {
-	commit_from_irq(container_of(t, struct xr_ctx, hrtimer));
-	return HRTIMER_NORESTART;
-}
-
-static void xr_timer_fn(struct timer_list *t)
-{
-	commit_from_irq(container_of(t, struct xr_ctx, timer));
+	commit_from_irq(ctx);
 }
 
 /* Spin on this CPU so that the interrupt lands on top of this task. */
@@ -654,31 +646,6 @@ static bool spin_until_fired(struct xr_ctx *ctx, unsigned long wait)
 	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
 		cpu_relax();
 	return READ_ONCE(ctx->fired);
-}
-
-/*
- * Fire a timer on this CPU while spinning on it.  Its softirq runs on
- * interrupt exit, unless ksoftirqd is already woken on this CPU: then it
- * waits for ksoftirqd, which cannot run while we spin.  Let it run and
- * try again.
- */
-static bool xr_softirq_fire(struct xr_ctx *ctx)
-{
-	int tries;
-
-	for (tries = 0; tries < 20; tries++) {
-		preempt_disable();
-		timer_setup(&ctx->timer, xr_timer_fn, 0);
-		ctx->timer.expires = jiffies + 1;
-		add_timer_on(&ctx->timer, smp_processor_id());
-		spin_until_fired(ctx, HZ / 4);
-		preempt_enable();
-		del_timer_sync(&ctx->timer);
-		if (READ_ONCE(ctx->fired))
-			return true;
-		msleep(20);
-	}
-	return false;
 }
 
 /* hardirq: an hrtimer in hard interrupt context; softirq: a timer */
@@ -698,17 +665,7 @@ static void xr_irq_ignores_task(struct kunit *test)
 
 	wait_under_m(ctx);
 	lockdep_kunit_take_m(&ctx->fx);
-	if (hard) {
-		preempt_disable();
-		hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-		ctx->hrtimer.function = xr_hrtimer_fn;
-		hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-		fired = spin_until_fired(ctx, 5 * HZ);
-		preempt_enable();
-		hrtimer_cancel(&ctx->hrtimer);
-	} else {
-		fired = xr_softirq_fire(ctx);
-	}
+	fired = lockdep_kunit_irq_on_this_task(hard, xr_irq_fn, ctx);
 	crosslock_release(&ctx->x, XR_IP);
 
 	KUNIT_ASSERT_TRUE(test, fired);
@@ -1210,39 +1167,45 @@ static void xr_test_class_init(void *entry, const void *owner, const void *arg)
 	c->nr = *(const int *)arg;
 }
 
+static struct xr_test_class xr_test_entries[4];
+DEFINE_CROSSLOCK_CLASS_TABLE(xr_test_table, xr_test_entries);
+
 static void xr_class_table_fills_once(struct kunit *test)
 {
-	static struct xr_test_class entries[4];
-	static struct crosslock_class_table t =
-		CROSSLOCK_CLASS_TABLE_INIT(t, entries);
+	struct crosslock_class_table *t = &xr_test_table;
+	struct xr_test_class *entries = xr_test_entries;
 	static const char owners[5];
 	struct xr_test_class *c, *c2;
 	int i;
 
-	memset(entries, 0, sizeof(entries));
-	KUNIT_EXPECT_NULL(test, crosslock_class_find(&t, &owners[0], NULL));
+	memset(entries, 0, sizeof(xr_test_entries));
+	KUNIT_EXPECT_NULL(test, crosslock_class_find(t, &owners[0], NULL));
 	i = 0;
-	c = crosslock_class_add(&t, &owners[0], NULL, xr_test_class_init, &i);
+	c = crosslock_class_add(t, &owners[0], NULL, xr_test_class_init, &i);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	KUNIT_EXPECT_PTR_EQ(test, c, crosslock_class_find(&t, &owners[0], NULL));
+	KUNIT_EXPECT_PTR_EQ(test, c, crosslock_class_find(t, &owners[0], NULL));
 	/* a second add finds the first entry and does not init it again */
 	i = 99;
-	KUNIT_EXPECT_PTR_EQ(test, c, crosslock_class_add(&t, &owners[0], NULL,
+	KUNIT_EXPECT_PTR_EQ(test, c, crosslock_class_add(t, &owners[0], NULL,
 							 xr_test_class_init, &i));
 	KUNIT_EXPECT_EQ(test, c->nr, 0);
 	/* the second key keeps owners apart */
-	c2 = crosslock_class_add(&t, &owners[0], &owners[1], xr_test_class_init, &i);
+	c2 = crosslock_class_add(t, &owners[0], &owners[1], xr_test_class_init, &i);
 	KUNIT_ASSERT_NOT_NULL(test, c2);
 	KUNIT_EXPECT_PTR_NE(test, c, c2);
 	KUNIT_EXPECT_EQ(test, c2->nr, 99);
+	/* each CPU's last entry found is tried first, by both keys */
+	KUNIT_EXPECT_PTR_EQ(test, c2, crosslock_class_find(t, &owners[0], &owners[1]));
+	KUNIT_EXPECT_PTR_EQ(test, c, crosslock_class_find(t, &owners[0], NULL));
+	KUNIT_EXPECT_NULL(test, crosslock_class_find(t, &owners[1], NULL));
 	for (i = 2; i < 4; i++)
-		KUNIT_EXPECT_NOT_NULL(test, crosslock_class_add(&t, &owners[i], NULL,
+		KUNIT_EXPECT_NOT_NULL(test, crosslock_class_add(t, &owners[i], NULL,
 								xr_test_class_init, &i));
-	KUNIT_EXPECT_NULL(test, crosslock_class_add(&t, &owners[4], NULL,
+	KUNIT_EXPECT_NULL(test, crosslock_class_add(t, &owners[4], NULL,
 						    xr_test_class_init, &i));
 	for (i = 2; i < 4; i++)
-		KUNIT_EXPECT_NOT_NULL(test, crosslock_class_find(&t, &owners[i], NULL));
-	KUNIT_EXPECT_NULL(test, crosslock_class_find(&t, &owners[4], NULL));
+		KUNIT_EXPECT_NOT_NULL(test, crosslock_class_find(t, &owners[i], NULL));
+	KUNIT_EXPECT_NULL(test, crosslock_class_find(t, &owners[4], NULL));
 }
 
 static struct kunit_case xr_test_cases[] = {

@@ -13,13 +13,11 @@
 #include <kunit/test.h>
 #include <linux/buffer_head.h>
 #include <linux/gfp.h>
-#include <linux/jiffies.h>
 #include <linux/lockdep_pagelock.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
-#include <linux/timer.h>
 
 #include "lockdep_kunit.h"
 #include "lockdep_crossrelease.h"
@@ -34,8 +32,6 @@ struct pl_ctx {
 	struct buffer_head *bh, *bh2;	/* two buffer heads of no page */
 	struct completion locked;	/* a helper kthread locked @f */
 	struct completion go;		/* ... and may go on */
-	struct timer_list timer;
-	bool fired;
 	long misuse;
 };
 
@@ -295,12 +291,9 @@ static void pl_trylock_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
-static void unlock_timer_fn(struct timer_list *t)
+static void unlock_irq_fn(void *ctx)
 {
-	struct pl_ctx *ctx = container_of(t, struct pl_ctx, timer);
-
-	folio_unlock(ctx->f);
-	WRITE_ONCE(ctx->fired, true);
+	folio_unlock(((struct pl_ctx *)ctx)->f);
 }
 
 /*
@@ -311,7 +304,6 @@ static void unlock_timer_fn(struct timer_list *t)
 static void pl_unlock_from_softirq_quiet(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
-	unsigned long timeout;
 	bool fired;
 
 	mutex_lock(&ctx->fx.m);
@@ -321,16 +313,7 @@ static void pl_unlock_from_softirq_quiet(struct kunit *test)
 
 	folio_lock(ctx->f);
 	lockdep_kunit_take_m(&ctx->fx);
-	preempt_disable();
-	timer_setup(&ctx->timer, unlock_timer_fn, 0);
-	ctx->timer.expires = jiffies + 1;
-	add_timer_on(&ctx->timer, smp_processor_id());
-	timeout = jiffies + 20 * HZ;	/* TCG on a loaded host is slow */
-	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
-		cpu_relax();
-	fired = READ_ONCE(ctx->fired);
-	preempt_enable();
-	del_timer_sync(&ctx->timer);
+	fired = lockdep_kunit_irq_on_this_task(false, unlock_irq_fn, ctx);
 	if (!fired)
 		folio_unlock(ctx->f);
 

@@ -1473,7 +1473,7 @@ void *crosslock_class_add(struct crosslock_class_table *t,
 
 	lockdep_off();
 	raw_spin_lock_irqsave(&t->lock, flags);
-	s = crosslock_class_find(t, owner, owner2);
+	s = crosslock_class_probe(t, owner, owner2);
 	for (i = 0; !s && i < t->nr_entries; i++) {
 		s = crosslock_class_slot(t, owner, owner2, i);
 		if (s->owner) {
@@ -1504,8 +1504,7 @@ struct xr_tag_class {
 };
 
 static struct xr_tag_class xr_tag_classes[XR_TAG_CLASSES];
-static struct crosslock_class_table xr_tags =
-	CROSSLOCK_CLASS_TABLE_INIT(xr_tags, xr_tag_classes);
+DEFINE_CROSSLOCK_CLASS_TABLE(xr_tags, xr_tag_classes);
 
 static void xr_tag_class_init(void *entry, const void *tag, const void *what)
 {

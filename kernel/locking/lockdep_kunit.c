@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 #include <linux/console.h>
 #include <linux/debug_locks.h>
+#include <linux/hrtimer.h>
 #include <linux/initrd.h>
 #include <linux/kmsg_dump.h>
 #include <linux/kthread.h>
@@ -22,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timer.h>
 
 #include "lockdep_kunit.h"
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
@@ -324,6 +326,101 @@ void lockdep_kunit_until_waiting(struct completion *c, int nr)
 	}
 }
 EXPORT_SYMBOL_GPL(lockdep_kunit_until_waiting);
+
+struct lockdep_kunit_irq {
+	struct hrtimer		hrtimer;
+	struct timer_list	timer;
+	void			(*fn)(void *arg);
+	void			*arg;
+	bool			ran;
+};
+
+static void lockdep_kunit_irq_run(struct lockdep_kunit_irq *irq)
+{
+	irq->fn(irq->arg);
+	WRITE_ONCE(irq->ran, true);
+}
+
+static enum hrtimer_restart lockdep_kunit_hrtimer_fn(struct hrtimer *t)
+{
+	lockdep_kunit_irq_run(container_of(t, struct lockdep_kunit_irq, hrtimer));
+	return HRTIMER_NORESTART;
+}
+
+static void lockdep_kunit_timer_fn(struct timer_list *t)
+{
+	lockdep_kunit_irq_run(container_of(t, struct lockdep_kunit_irq, timer));
+}
+
+static bool lockdep_kunit_spin_until_ran(struct lockdep_kunit_irq *irq,
+					 unsigned long wait)
+{
+	unsigned long timeout = jiffies + wait;
+
+	while (!READ_ONCE(irq->ran) && time_before(jiffies, timeout))
+		cpu_relax();
+	return READ_ONCE(irq->ran);
+}
+
+/* A pinned hrtimer, in hard interrupt context even on PREEMPT_RT */
+static bool lockdep_kunit_hardirq(struct lockdep_kunit_irq *irq)
+{
+	hrtimer_init_on_stack(&irq->hrtimer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	irq->hrtimer.function = lockdep_kunit_hrtimer_fn;
+	preempt_disable();
+	hrtimer_start(&irq->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED_HARD);
+	lockdep_kunit_spin_until_ran(irq, 5 * HZ);
+	preempt_enable();
+	hrtimer_cancel(&irq->hrtimer);
+	destroy_hrtimer_on_stack(&irq->hrtimer);
+	return READ_ONCE(irq->ran);
+}
+
+/*
+ * A timer's softirq runs on interrupt exit, unless ksoftirqd is already
+ * woken on this CPU: then it waits for ksoftirqd, which cannot run while
+ * we spin.  Spin a quarter of a second at a time, and between tries let
+ * ksoftirqd run (it may run the handler then, not on top of this task).
+ */
+static bool lockdep_kunit_softirq(struct lockdep_kunit_irq *irq)
+{
+	int tries;
+
+	timer_setup_on_stack(&irq->timer, lockdep_kunit_timer_fn, 0);
+	for (tries = 0; tries < 20 && !READ_ONCE(irq->ran); tries++) {
+		preempt_disable();
+		irq->timer.expires = jiffies + 1;
+		add_timer_on(&irq->timer, smp_processor_id());
+		lockdep_kunit_spin_until_ran(irq, HZ / 4);
+		preempt_enable();
+		del_timer_sync(&irq->timer);
+		if (!READ_ONCE(irq->ran))
+			msleep(20);
+	}
+	destroy_timer_on_stack(&irq->timer);
+	return READ_ONCE(irq->ran);
+}
+
+/**
+ * lockdep_kunit_irq_on_this_task - run a function in an interrupt on this CPU
+ * @hard: in hard interrupt context (an hrtimer), else in a softirq (a timer)
+ * @fn:   the function, which must not sleep
+ * @arg:  its argument
+ *
+ * Spins on this CPU with preemption disabled, so that the interrupt lands
+ * on top of the calling task, in the middle of what it holds and did.
+ * Runs @fn at most once.
+ *
+ * Return: true if @fn ran, false if it did not within about five seconds.
+ */
+bool lockdep_kunit_irq_on_this_task(bool hard, void (*fn)(void *arg), void *arg)
+{
+	struct lockdep_kunit_irq irq = { .fn = fn, .arg = arg };
+
+	return hard ? lockdep_kunit_hardirq(&irq) : lockdep_kunit_softirq(&irq);
+}
+EXPORT_SYMBOL_GPL(lockdep_kunit_irq_on_this_task);
 
 /**
  * lockdep_kunit_fixture_init - set a case's fixture up

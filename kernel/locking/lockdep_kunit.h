@@ -63,6 +63,7 @@ do {									\
 } while (0)
 bool lockdep_kunit_is_on(void);
 void lockdep_kunit_until_waiting(struct completion *c, int nr);
+bool lockdep_kunit_irq_on_this_task(bool hard, void (*fn)(void *arg), void *arg);
 bool lockdep_kunit_xr_goes_on(void);
 
 /*
