@@ -8,7 +8,6 @@
 #include <linux/crossrelease.h>
 #include <linux/crossrelease_class_table.h>
 #include <linux/delay.h>
-#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -28,8 +27,6 @@ struct xr_ctx {
 	struct crosslock x, z;
 	struct work_struct work1, work2;
 	struct task_struct *worker1, *worker2;
-	struct hrtimer hrtimer;
-	bool fired;
 	long misuse;		/* CROSSLOCK_COUNTER_MISUSE when the case began */
 };
 
@@ -625,27 +622,13 @@ static void xr_trylock_quiet(struct kunit *test)
  * the wait began.  The handler's own lock becomes a dependency, the task's
  * M must not.
  */
-static void commit_from_irq(struct xr_ctx *ctx)
+static void commit_from_irq(void *arg)
 {
+	struct xr_ctx *ctx = arg;
+
 	lock_map_acquire(&ctx->irq_lock);
 	lock_map_release(&ctx->irq_lock);
 	crosslock_commit(&ctx->x);
-	WRITE_ONCE(ctx->fired, true);
-}
-
-static void xr_irq_fn(void *ctx)
-{
-	commit_from_irq(ctx);
-}
-
-/* Spin on this CPU so that the interrupt lands on top of this task. */
-static bool spin_until_fired(struct xr_ctx *ctx, unsigned long wait)
-{
-	unsigned long timeout = jiffies + wait;
-
-	while (!READ_ONCE(ctx->fired) && time_before(jiffies, timeout))
-		cpu_relax();
-	return READ_ONCE(ctx->fired);
 }
 
 /* hardirq: an hrtimer in hard interrupt context; softirq: a timer */
@@ -665,7 +648,7 @@ static void xr_irq_ignores_task(struct kunit *test)
 
 	wait_under_m(ctx);
 	lockdep_kunit_take_m(&ctx->fx);
-	fired = lockdep_kunit_irq_on_this_task(hard, xr_irq_fn, ctx);
+	fired = lockdep_kunit_irq_on_this_task(hard, commit_from_irq, ctx);
 	crosslock_release(&ctx->x, XR_IP);
 
 	KUNIT_ASSERT_TRUE(test, fired);
@@ -678,14 +661,11 @@ static void xr_irq_ignores_task(struct kunit *test)
  * An interrupt's opportunistic release, inside the task's own section:
  * the interrupt's section is its own, and its release commits nothing.
  */
-static enum hrtimer_restart xr_opportunistic_hrtimer_fn(struct hrtimer *t)
+static void commit_opportunistically_from_irq(void *ctx)
 {
-	struct xr_ctx *ctx = container_of(t, struct xr_ctx, hrtimer);
-
 	crosslock_opportunistic_begin();
 	commit_from_irq(ctx);		/* would be X -> irq_lock: a cycle */
 	crosslock_opportunistic_end();
-	return HRTIMER_NORESTART;
 }
 
 static void xr_opportunistic_irq_in_task_section_quiet(struct kunit *test)
@@ -701,15 +681,11 @@ static void xr_opportunistic_irq_in_task_section_quiet(struct kunit *test)
 	lock_map_release(&ctx->irq_lock);
 	local_irq_restore(flags);
 
-	preempt_disable();
 	crosslock_opportunistic_begin();
-	hrtimer_init(&ctx->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	ctx->hrtimer.function = xr_opportunistic_hrtimer_fn;
-	hrtimer_start(&ctx->hrtimer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-	fired = spin_until_fired(ctx, 5 * HZ);
+	fired = lockdep_kunit_irq_on_this_task(true,
+					       commit_opportunistically_from_irq,
+					       ctx);
 	crosslock_opportunistic_end();
-	preempt_enable();
-	hrtimer_cancel(&ctx->hrtimer);
 	crosslock_release(&ctx->x, XR_IP);
 
 	KUNIT_ASSERT_TRUE(test, fired);
