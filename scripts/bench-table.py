@@ -112,7 +112,9 @@ def fr(x):
 def verdict(x, limit):
     if x is None or limit is None:
         return ""
-    return f"<= {limit:.2f}: " + ("met" if x <= limit else f"**MISSED by {100 * (x / limit - 1):.1f}%**")
+    miss = 100 * (x / limit - 1)
+    # two decimals under 1 %, so that a miss by a hair does not read 0.0 %
+    return f"<= {limit:.2f}: " + ("met" if x <= limit else f"**MISSED by {miss:.{2 if miss < 1 else 1}f}%**")
 
 
 def main():
