@@ -315,7 +315,7 @@ static u8 *folio_owner_class(struct page_ext *page_ext, enum folio_bit bit)
  */
 
 /* The page_ext of @page, with preemption disabled; NULL (and enabled) if none */
-static struct page_ext *folio_owner_get(struct page *page)
+static __always_inline struct page_ext *folio_owner_get(struct page *page)
 {
 	struct page_ext *page_ext;
 
@@ -337,9 +337,10 @@ static void folio_owner_put(void)
  * generation it replaces goes to @old->gen: not 0 if the bit was dropped
  * behind our back.
  */
-static bool folio_put_state(struct page *page, enum folio_bit bit,
-			    const struct folio_state *new,
-			    struct crosslock_owner *old)
+static __always_inline bool folio_put_state(struct page *page,
+					    enum folio_bit bit,
+					    const struct folio_state *new,
+					    struct crosslock_owner *old)
 {
 	struct page_ext *page_ext = folio_owner_get(page);
 	struct crosslock_owner *o;
@@ -360,8 +361,9 @@ static bool folio_put_state(struct page *page, enum folio_bit bit,
  * Move @bit's state out of the page_ext of @page; false if none.  Only the
  * generation is cleared: the rest of a slot means nothing without it.
  */
-static bool folio_take_state(struct page *page, enum folio_bit bit,
-			     struct folio_state *state)
+static __always_inline bool folio_take_state(struct page *page,
+					     enum folio_bit bit,
+					     struct folio_state *state)
 {
 	struct page_ext *page_ext = folio_owner_get(page);
 	struct crosslock_owner *o;
@@ -392,19 +394,22 @@ static void folio_bit_wait(struct folio *folio, enum folio_bit bit,
 static void folio_bit_acquire(struct folio *folio, enum folio_bit bit,
 			      unsigned long ip, bool waited)
 {
-	struct folio_state new = { };
+	struct folio_state new;
 	struct crosslock_owner old;
 	struct lockdep_map *map;
 
 	map = folio_class(folio, bit);
 	new.class_id = folio_class_id(map, bit);
+	new.owner.gen = 0;
 	if (waited)
 		crosslock_owner_lock(map, &new.owner, ip);
 	else
 		crosslock_owner_acquire(map, &new.owner, ip);
+	if (!new.owner.gen)	/* not tracked: crossrelease is off */
+		return;
 	if (!folio_put_state(&folio->page, bit, &new, &old))
 		crosslock_owner_release(map, &new.owner, false);
-	else
+	else if (unlikely(old.gen))
 		crosslock_owner_replaced(&old);
 }
 

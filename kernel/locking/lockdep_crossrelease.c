@@ -709,9 +709,10 @@ static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
 	xt->repeat_ip = 0;
 }
 
-static void xr_hist_write(struct task_struct *curr, unsigned int class_idx,
-			  unsigned long ip, unsigned int irq_context, u8 flags,
-			  u64 gen)
+static __always_inline void xr_hist_write(struct task_struct *curr,
+					  unsigned int class_idx, unsigned long ip,
+					  unsigned int irq_context, u8 flags,
+					  u64 gen)
 {
 	xr_hist_store(&curr->crosslock, class_idx, ip, irq_context, flags,
 		      gen, xr_ctx_id(curr, irq_context));
@@ -991,8 +992,8 @@ static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx)
  * wait that adds one (a lock held) marks it then.  @class_idx: the class
  * of @map as xr_note_acquire() found it, -1 if lockdep is off.
  */
-static void xr_check_wait(struct lockdep_map *map, int class_idx,
-			  unsigned long ip)
+static __always_inline void xr_check_wait(struct lockdep_map *map,
+					  int class_idx, unsigned long ip)
 {
 	struct task_struct *curr = current;
 	unsigned int epoch;
@@ -1025,11 +1026,16 @@ static void xr_check_wait(struct lockdep_map *map, int class_idx,
  * elsewhere after the wait was already satisfied, whose release would then
  * seem to wait for it.
  *
+ * Inlined, as are xr_hist_write() and xr_check_wait(): every uncontended
+ * folio lock runs all three (crosslock_owner_lock()), and a call for each
+ * cost about as much as the history entry itself.
+ *
  * Return: the class index of @map, or -1 if lockdep is off (or @map has
  * no class: lockdep's tables are full).
  */
-static int xr_note_acquire(struct lockdep_map *map, u8 wait,
-			   unsigned long ip, bool crosslock, u64 gen)
+static __always_inline int xr_note_acquire(struct lockdep_map *map, u8 wait,
+					   unsigned long ip, bool crosslock,
+					   u64 gen)
 {
 	unsigned long flags;
 	int class_idx;

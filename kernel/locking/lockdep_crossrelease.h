@@ -169,9 +169,10 @@ static __always_inline bool crosslock_map_spins(const struct lockdep_map *lock)
  * no crosslock is in flight can never become a crossrelease dependency
  * (its generation precedes every later crosslock), and one of a spinning
  * lock can never close a cycle (crosslock_map_spins()): after a boot with
- * "crossrelease=off" this costs a patched-out branch, with nothing in
- * flight one read of a global counter, and a lock taken again and again
- * while one is in flight a few compares.
+ * "crossrelease=off" this costs a patched-out branch; a spinning lock, most
+ * acquisitions, one read of its map, in flight or not; any other with
+ * nothing in flight one read of a global counter, and a lock taken again
+ * and again while one is in flight a few compares.
  */
 static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
 						    struct lockdep_map *lock,
@@ -180,13 +181,19 @@ static __always_inline void crosslock_lock_acquired(struct task_struct *curr,
 {
 	struct held_lock *hlock;
 
-	if (!crosslock_on() || !atomic_read(&crosslock_nr_in_flight) || !ret)
+	if (!crosslock_on())
 		return;
-	/* first, as most are: it needs neither the held lock nor its class */
+	/*
+	 * First, as most are, and before the counter of crosslocks in
+	 * flight, which every folio lock and unlock writes: it needs
+	 * neither the held lock nor its class.
+	 */
 	if (crosslock_map_spins(lock)) {
 		crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_SPINNING);
 		return;
 	}
+	if (!ret || !atomic_read(&crosslock_nr_in_flight))
+		return;
 	if (ret == 2) {
 		crosslock_hist_add_merged(curr, trylock, ip);
 		return;
