@@ -93,17 +93,17 @@ EXPORT_SYMBOL_GPL(crosslock_writeback_key);
 
 static struct lock_class_key folio_keys[NR_FOLIO_BITS];
 static struct lockdep_map folio_maps[NR_FOLIO_BITS] = {
-	[FOLIO_LOCKED] = STATIC_LOCKDEP_MAP_INIT("(PG_locked)folio",
+	[FOLIO_LOCKED] = CROSSLOCK_MAP_INIT("(PG_locked)folio",
 						 &folio_keys[FOLIO_LOCKED]),
-	[FOLIO_WRITEBACK] = STATIC_LOCKDEP_MAP_INIT("(PG_writeback)folio",
+	[FOLIO_WRITEBACK] = CROSSLOCK_MAP_INIT("(PG_writeback)folio",
 						    &folio_keys[FOLIO_WRITEBACK]),
 };
 
 static struct lock_class_key anon_keys[NR_FOLIO_BITS];
 static struct lockdep_map anon_maps[NR_FOLIO_BITS] = {
-	[FOLIO_LOCKED] = STATIC_LOCKDEP_MAP_INIT("(PG_locked)anon",
+	[FOLIO_LOCKED] = CROSSLOCK_MAP_INIT("(PG_locked)anon",
 						 &anon_keys[FOLIO_LOCKED]),
-	[FOLIO_WRITEBACK] = STATIC_LOCKDEP_MAP_INIT("(PG_writeback)anon",
+	[FOLIO_WRITEBACK] = CROSSLOCK_MAP_INIT("(PG_writeback)anon",
 						    &anon_keys[FOLIO_WRITEBACK]),
 };
 
@@ -137,7 +137,7 @@ static void aops_class_init(void *entry, const void *aops, const void *fs_name)
 	for (bit = 0; bit < NR_FOLIO_BITS; bit++) {
 		snprintf(c->name[bit], AOPS_NAME_LEN, "(%s)%s:%ps",
 			 folio_bit_names[bit], (const char *)fs_name, aops);
-		lockdep_init_map(&c->map[bit], c->name[bit], &c->key[bit], 0);
+		crosslock_init_class(&c->map[bit], c->name[bit], &c->key[bit]);
 	}
 }
 

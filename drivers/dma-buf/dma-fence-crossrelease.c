@@ -99,12 +99,7 @@ static bool xr_fence_tracked_wait(signed long timeout)
 void crosslock_fence_acquire(struct dma_fence *fence, signed long timeout,
 			     unsigned long ip)
 {
-	if (!xr_fence_tracked_wait(timeout))
-		return;
-	/* a fence signalled before the wait: see crosslock_acquire_released() */
-	if (test_bit(DMA_FENCE_FLAG_SIGNALED_BIT, &fence->flags))
-		crosslock_acquire_released(&fence->dep_map, ip);
-	else
+	if (xr_fence_tracked_wait(timeout))
 		crosslock_acquire(&fence->dep_map, 0, ip);
 }
 
@@ -113,12 +108,20 @@ void crosslock_fence_acquire(struct dma_fence *fence, signed long timeout,
  * @fence:   the fence
  * @timeout: the timeout given to crosslock_fence_acquire()
  * @ip:      the caller
+ *
+ * A wait that ends with the fence signalled got the signal, whether it
+ * slept for it or not (see crosslock_release()); one interrupted before
+ * gave up.
  */
 void crosslock_fence_release(struct dma_fence *fence, signed long timeout,
 			     unsigned long ip)
 {
-	if (xr_fence_tracked_wait(timeout))
+	if (!xr_fence_tracked_wait(timeout))
+		return;
+	if (test_bit(DMA_FENCE_FLAG_SIGNALED_BIT, &fence->flags))
 		crosslock_release(&fence->dep_map, ip);
+	else
+		crosslock_give_up(&fence->dep_map, ip);
 }
 
 /**

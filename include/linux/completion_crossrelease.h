@@ -120,27 +120,27 @@ static __always_inline bool complete_wait_tracked(long timeout)
 }
 
 /*
- * A wait for a completion already completed does not block: it consumes a
- * complete() that may be older than what its caller releases next.  Read
- * without the lock: a wait that loses such a complete() to another waiter
- * blocks without a history entry, which can only hide a dependency.
+ * Every wait is an acquisition, whether or not it has to sleep: the locks
+ * the waiter holds depend on the completion.  Its end tells whether it got
+ * a complete() (@ret > 0: what the waiter releases next depends on it, see
+ * crosslock_release()) or gave up.
  */
 static inline void complete_acquire(struct completion *x, long timeout,
 				    unsigned long ip)
 {
-	if (!complete_wait_tracked(timeout))
-		return;
-	if (READ_ONCE(x->done))
-		crosslock_acquire_released(&x->dep_map, ip);
-	else
+	if (complete_wait_tracked(timeout))
 		crosslock_acquire(&x->dep_map, 0, ip);
 }
 
 static inline void complete_release(struct completion *x, long timeout,
-				    unsigned long ip)
+				    long ret, unsigned long ip)
 {
-	if (complete_wait_tracked(timeout))
+	if (!complete_wait_tracked(timeout))
+		return;
+	if (ret > 0)
 		crosslock_release(&x->dep_map, ip);
+	else
+		crosslock_give_up(&x->dep_map, ip);
 }
 
 static inline void complete_commit(struct completion *x)

@@ -37,9 +37,9 @@ static __always_inline bool crosslock_on(void)
 void crosslock_init_map(struct crosslock *xmap, const char *name,
 			struct lock_class_key *key, unsigned int flags);
 void crosslock_acquire(struct crosslock *xmap, int trylock, unsigned long ip);
-void crosslock_acquire_released(struct crosslock *xmap, unsigned long ip);
 void crosslock_commit(struct crosslock *xmap);
 void crosslock_release(struct crosslock *xmap, unsigned long ip);
+void crosslock_give_up(struct crosslock *xmap, unsigned long ip);
 bool crosslock_enabled(void);
 
 void crosslock_wait(struct lockdep_map *map, unsigned long ip);
@@ -63,6 +63,31 @@ bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 			     bool commit);
 
 extern atomic_t crosslock_nr_in_flight;
+
+/*
+ * A crosslock's class sleeps, as its waits do: lockdep then reports a wait
+ * under a spinning lock ("Invalid wait context") even when the wait does
+ * not block, which is what lets the engine leave spinning locks out of
+ * its histories (see crosslock_map_spins()).
+ */
+
+/**
+ * CROSSLOCK_MAP_INIT - static initialiser of the class map of a crosslock
+ * @_name: class name
+ * @_key:  &struct lock_class_key of the class
+ */
+#define CROSSLOCK_MAP_INIT(_name, _key)					\
+	{ .name = (_name), .key = (void *)(_key),			\
+	  .wait_type_inner = LD_WAIT_SLEEP, }
+
+/**
+ * crosslock_init_class - initialise the class map of a crosslock
+ * @map:  the lockdep map that stands for the class
+ * @name: class name
+ * @key:  class key
+ */
+#define crosslock_init_class(map, name, key)				\
+	lockdep_init_map_wait((map), (name), (key), 0, LD_WAIT_SLEEP)
 
 /**
  * crosslock_owner_wait_needed - would a wait for an owned crosslock matter?
@@ -89,10 +114,10 @@ static inline void crosslock_init_map(struct crosslock *xmap,
 				      unsigned int flags) { }
 static inline void crosslock_acquire(struct crosslock *xmap,
 				     int trylock, unsigned long ip) { }
-static inline void crosslock_acquire_released(struct crosslock *xmap,
-					      unsigned long ip) { }
 static inline void crosslock_commit(struct crosslock *xmap) { }
 static inline void crosslock_release(struct crosslock *xmap,
+				     unsigned long ip) { }
+static inline void crosslock_give_up(struct crosslock *xmap,
 				     unsigned long ip) { }
 static inline bool crosslock_enabled(void) { return false; }
 static inline bool crosslock_on(void) { return false; }

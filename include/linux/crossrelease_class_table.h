@@ -23,12 +23,19 @@ struct crosslock_class_slot {
 	const void	*owner2;	/* a second key, or NULL */
 };
 
+/*
+ * The owner of a slot whose owner went away (a module unloaded): no look-up
+ * matches it and none stops at it, and it is not taken again.
+ */
+#define CROSSLOCK_CLASS_GONE	((const void *)~0UL)
+
 struct crosslock_class_table {
 	void		*entries;
 	size_t		entry_size;
 	unsigned int	nr_entries;	/* a power of two */
 	void * __percpu	*last;		/* the entry each CPU found last */
 	raw_spinlock_t	lock;		/* serialises adding entries */
+	bool		listed;		/* in the engine's list of tables */
 };
 
 #define CROSSLOCK_CLASS_TABLE_INIT(name, array, last_found)		\
@@ -69,7 +76,10 @@ crosslock_class_slot(struct crosslock_class_table *t, const void *owner,
 	return t->entries + i * t->entry_size;
 }
 
-/* The hashed look-up; slots are never freed, so it stops at the first free one */
+/*
+ * The hashed look-up; slots are never freed (one whose owner went away is
+ * CROSSLOCK_CLASS_GONE), so it stops at the first free one.
+ */
 static inline struct crosslock_class_slot *
 crosslock_class_probe(struct crosslock_class_table *t, const void *owner,
 		      const void *owner2)

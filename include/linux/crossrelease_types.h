@@ -9,6 +9,7 @@
 #ifndef __LINUX_CROSSRELEASE_TYPES_H
 #define __LINUX_CROSSRELEASE_TYPES_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/lockdep_types.h>
 #include <linux/spinlock_types_raw.h>
@@ -42,6 +43,7 @@ struct crosslock_state {
 	pid_t		pid;		/* who acquired it first */
 	unsigned long	ip;		/* and where */
 	char		comm[CROSSLOCK_COMM_LEN];
+	atomic64_t	released_gen;	/* generation of the latest release */
 };
 
 /**
@@ -90,7 +92,6 @@ struct crosslock_owner {
 /* Flags of a history entry */
 #define CROSSLOCK_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */
 #define CROSSLOCK_HIST_WAIT		0x04	/* a wait on a crosslock */
-#define CROSSLOCK_HIST_OWNED		0x08	/* ... with one owner at a time */
 
 /*
  * One acquisition in a task's history: which class, where, when (the

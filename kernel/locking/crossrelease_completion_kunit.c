@@ -620,6 +620,89 @@ static void cmp_misuse_complete_after_return_quiet(struct kunit *test)
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
+/*
+ * Learn (complete)@done -> M: the completer takes M after the wait began.
+ * The two cases below use completions of their own classes: the
+ * dependency between two completions that the first one learns outlives
+ * the case (only M's class goes with it).
+ */
+static void learn_done_then_m(struct kunit *test, struct cmp_ctx *ctx,
+			      struct completion *done)
+{
+	struct waiter w;
+
+	start_waiter(test, &w, ctx, done, WAIT_PLAIN);
+	lockdep_kunit_until_waiting(done, 1);
+	lockdep_kunit_take_m(&ctx->fx);
+	complete(done);
+	stop_waiter(&w);
+	reinit_completion(done);
+}
+
+/*
+ * A wait that does not block still orders the waiter after the
+ * complete() it consumed: had it come later, the wait would have blocked
+ * until it did.  A kthread holds M and waits for "other"; "done" is
+ * completed after that wait began, and this task then finds it done and
+ * completes "other": (complete)other -> (complete)done.  With
+ * (complete)done -> M (its completer takes M) and M -> (complete)other
+ * (the kthread's wait), that closes a cycle: had "done" not been completed
+ * yet, this task would wait for it, the kthread for this task, and the
+ * completer of "done" for the kthread's M.
+ */
+static void cmp_wait_that_did_not_block_reported(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	static const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(complete)&unblocked_other", "(complete)&unblocked_done",
+			   "(cmp_test_M)" },
+		.crossrelease = true,
+	};
+	struct completion unblocked_done, unblocked_other;
+	struct waiter w;
+
+	lockdep_kunit_expect_xr_report(test);
+	init_completion(&unblocked_done);
+	init_completion(&unblocked_other);
+
+	learn_done_then_m(test, ctx, &unblocked_done);
+	start_waiter(test, &w, ctx, &unblocked_other, WAIT_UNDER_M);
+	lockdep_kunit_until_waiting(&unblocked_other, 1);
+	complete(&unblocked_done);
+	wait_for_completion(&unblocked_done);	/* done already: no sleep */
+	complete(&unblocked_other);
+	stop_waiter(&w);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
+}
+
+/*
+ * The twin: "done" was completed before the kthread's wait for "other"
+ * began, so this task's complete() of "other" never waited for it: the
+ * two tasks could hand it back and forth without a deadlock.
+ */
+static void cmp_wait_for_older_complete_quiet(struct kunit *test)
+{
+	struct cmp_ctx *ctx = test->priv;
+	struct completion older_done, older_other;
+	struct waiter w;
+
+	init_completion(&older_done);
+	init_completion(&older_other);
+
+	learn_done_then_m(test, ctx, &older_done);
+	complete(&older_done);
+	start_waiter(test, &w, ctx, &older_other, WAIT_UNDER_M);
+	lockdep_kunit_until_waiting(&older_other, 1);
+	wait_for_completion(&older_done);	/* done before "other" waited */
+	complete(&older_other);
+	stop_waiter(&w);
+
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
 static struct kunit_case cmp_test_cases[] = {
 	KUNIT_CASE(cmp_wait_under_mutex_reported),
 	KUNIT_CASE(cmp_untracked_quiet),
@@ -633,6 +716,8 @@ static struct kunit_case cmp_test_cases[] = {
 	KUNIT_CASE(cmp_timeout_wait_quiet),
 	KUNIT_CASE(cmp_misuse_declare_completion_onstack),
 	KUNIT_CASE(cmp_misuse_complete_after_return_quiet),
+	KUNIT_CASE(cmp_wait_that_did_not_block_reported),
+	KUNIT_CASE(cmp_wait_for_older_complete_quiet),
 	{}
 };
 

@@ -201,8 +201,9 @@ static void close_cycle_by_acquisition(struct xr_ctx *ctx)
 /*
  * After a go-on report, the dependency that closed the cycle is in the
  * graph: a waiter for Z holding N, and a releaser of Z that takes M and
- * then N (N's entry implied by M's, through that very M -> N), close
- * Z -> M -> N -> Z, a second report.
+ * then N close Z -> M -> N -> Z through that very M -> N, a second report.
+ * M's class goes with the case (a dynamic key), so M implies nothing: N
+ * is written too, and Z -> N closes N -> Z -> N as well, a third one.
  */
 static void xr_go_on_then_implied_cycle(struct kunit *test)
 {
@@ -219,17 +220,19 @@ static void xr_go_on_then_implied_cycle(struct kunit *test)
 	crosslock_acquire(&ctx->z, 0, XR_IP);		/* N -> Z */
 	mutex_unlock(&ctx->n);
 	mutex_lock(&ctx->fx.m);
-	mutex_lock(&ctx->n);				/* implied by M */
+	mutex_lock(&ctx->n);
 	mutex_unlock(&ctx->n);
 	mutex_unlock(&ctx->fx.m);
-	crosslock_commit(&ctx->z);			/* Z -> M: a cycle */
+	crosslock_commit(&ctx->z);		/* Z -> N, Z -> M: two cycles */
 	crosslock_release(&ctx->z, XR_IP);
 
 	if (lockdep_kunit_xr_goes_on()) {
-		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 2U);
-		/* the first closed by an acquisition, the second by a commit */
+		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, LOCKDEP_KUNIT_CIRCULAR), 3U);
+		/* the first closed by an acquisition, the others by a commit */
 		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "is trying to acquire lock"), 1U);
-		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "is releasing crosslock"), 1U);
+		KUNIT_EXPECT_EQ(test, lockdep_kunit_count(cap, "is releasing crosslock"), 2U);
+		lockdep_kunit_expect_seen(test, cap,
+					  "xr_test_M --> xr_test_N --> (xr)test_Z");
 		lockdep_kunit_expect_seen(test, cap, "(xr)test_Z");
 	}
 	lockdep_kunit_expect_went_on(test, cap);
@@ -443,11 +446,20 @@ static const struct lockdep_kunit_report cycle_through_m = {
 	.crossrelease = true,
 };
 
+/* A lock of the kernel's own static data: its class is never freed */
+static DEFINE_MUTEX(xr_test_outer);
+
+static const struct lockdep_kunit_report cycle_through_outer = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "xr_test_outer" },
+	.crossrelease = true,
+};
+
 /*
- * N taken under M after the wait began is not written to the history (the
- * entry of M, held right below it, implies it), nor is a lock taken
- * twice in a row, and the commit still closes N -> X -> M -> N through
- * lockdep's M -> N.
+ * N taken under OUTER after the wait began is not written to the history
+ * (the entry of OUTER, held right below it, implies it), nor is a lock
+ * taken again at the same call site; the cycle through N is found all the
+ * same.
  */
 static void xr_nested_lock_implied(struct kunit *test)
 {
@@ -460,21 +472,92 @@ static void xr_nested_lock_implied(struct kunit *test)
 	mutex_lock(&ctx->n);
 	crosslock_acquire(&ctx->x, 0, XR_IP);	/* N -> X */
 	mutex_unlock(&ctx->n);
-	mutex_lock(&ctx->fx.m);
-	mutex_lock(&ctx->n);				/* M -> N, implied */
+	mutex_lock(&xr_test_outer);
+	mutex_lock(&ctx->n);				/* OUTER -> N, implied */
 	mutex_unlock(&ctx->n);
-	mutex_unlock(&ctx->fx.m);
+	mutex_unlock(&xr_test_outer);
 	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_IMPLIED),
 			implied);
 	take_irq_lock(ctx);
 	take_irq_lock(ctx);				/* a repeat */
 	KUNIT_EXPECT_GT(test, crosslock_counter_read(CROSSLOCK_COUNTER_HIST_REPEATED),
 			repeated);
-	crosslock_commit(&ctx->x);			/* X -> M: a cycle */
+	crosslock_commit(&ctx->x);			/* X -> OUTER: a cycle */
 	crosslock_release(&ctx->x, XR_IP);
 
-	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle_through_m);
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle_through_outer);
 	lockdep_kunit_reset();
+}
+
+/*
+ * A lock whose class may be freed (here a dynamic key's, unregistered
+ * before the commit, as destroy_workqueue() or a module unload would)
+ * implies nothing: N, taken under it after the wait began, is written, and
+ * the commit still finds X -> N, which closes N -> X -> N.
+ */
+static void xr_implied_by_freed_class_reported(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	static const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { "(xr_test_N)", "(xr)test_X" },
+		.crossrelease = true,
+	};
+	struct {
+		struct lock_class_key key;
+		struct mutex lock;
+	} *a;
+
+	lockdep_kunit_expect_xr_report(test);
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	lockdep_register_key(&a->key);
+	mutex_init(&a->lock);
+	lockdep_set_class_and_name(&a->lock, &a->key, "xr_test_A");
+
+	mutex_lock(&ctx->n);
+	crosslock_acquire(&ctx->x, 0, XR_IP);	/* N -> X */
+	mutex_unlock(&ctx->n);
+	mutex_lock(&a->lock);
+	mutex_lock(&ctx->n);			/* A -> N: A goes away */
+	mutex_unlock(&ctx->n);
+	mutex_unlock(&a->lock);
+	mutex_destroy(&a->lock);
+	lockdep_unregister_key(&a->key);
+	crosslock_commit(&ctx->x);		/* X -> N: a cycle */
+	crosslock_release(&ctx->x, XR_IP);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
+}
+
+/* A tag whose owner goes away, as a module's ops do when it is unloaded */
+static char xr_tag_gone;
+
+static bool xr_is_tag_gone(const void *owner, void *arg)
+{
+	return owner == arg;
+}
+
+/*
+ * Classes are named after, and keyed by, the address of what owns the
+ * crosslocks: once the owner went away, whatever comes later at its
+ * address gets a class of its own, not the old one and its dependencies.
+ */
+static void xr_class_of_gone_owner_dropped(struct kunit *test)
+{
+	struct lock_class_key *k1, *k2;
+	const char *name1, *name2;
+
+	k1 = crosslock_tag_class("xr_test", &xr_tag_gone, &name1);
+	KUNIT_ASSERT_NOT_NULL(test, k1);
+	KUNIT_EXPECT_PTR_EQ(test, crosslock_tag_class("xr_test", &xr_tag_gone,
+						      &name2), k1);
+	crosslock_class_tables_forget(xr_is_tag_gone, &xr_tag_gone);
+	k2 = crosslock_tag_class("xr_test", &xr_tag_gone, &name2);
+	KUNIT_ASSERT_NOT_NULL(test, k2);
+	KUNIT_EXPECT_PTR_NE(test, k2, k1);
+	KUNIT_EXPECT_STREQ(test, name2, name1);
 }
 
 static DEFINE_SPINLOCK(xr_test_spin);
@@ -1192,6 +1275,8 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE_PARAM(xr_nest_lock_reported, xr_nest_gen_params),
 	KUNIT_CASE(xr_lock_before_acquire_quiet),
 	KUNIT_CASE(xr_nested_lock_implied),
+	KUNIT_CASE(xr_implied_by_freed_class_reported),
+	KUNIT_CASE(xr_class_of_gone_owner_dropped),
 	KUNIT_CASE(xr_spinning_lock_not_written),
 	KUNIT_CASE(xr_nested_after_acquire_reported),
 	KUNIT_CASE(xr_repeat_after_acquire_reported),

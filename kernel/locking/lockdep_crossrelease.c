@@ -33,11 +33,13 @@
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
+#include <asm/sections.h>
 
 #include "lockdep_internals.h"
 #include "lockdep_crossrelease.h"
@@ -141,6 +143,31 @@ static int xr_mark_crosslock_class(struct lockdep_map *map)
 
 	xr_mark_class(class_idx);
 	return class_idx;
+}
+
+/*
+ * Classes whose key is in the kernel's own static data, never freed: not a
+ * module's, nor registered with lockdep_register_key().  Worked out once
+ * per class index (xr_class_checked), and again once the index is freed.
+ */
+static DECLARE_BITMAP(xr_class_checked, MAX_LOCKDEP_KEYS);
+static DECLARE_BITMAP(xr_class_static, MAX_LOCKDEP_KEYS);
+
+static bool xr_class_never_freed(unsigned int class_idx)
+{
+	unsigned long key;
+	bool never;
+
+	if (likely(test_bit(class_idx, xr_class_checked)))
+		return test_bit(class_idx, xr_class_static);
+	key = (unsigned long)READ_ONCE(lock_classes[class_idx].key);
+	never = is_kernel_core_data(key) || is_kernel_rodata(key) ||
+		is_kernel_percpu_address(key);
+	if (never)
+		set_bit(class_idx, xr_class_static);
+	smp_mb__before_atomic();	/* the answer before the mark */
+	set_bit(class_idx, xr_class_checked);
+	return never;
 }
 
 /* ---------------------------------------------------------------------
@@ -673,6 +700,8 @@ void crosslock_zap_class(unsigned int class_idx)
 	WRITE_ONCE(xr_last_ip[class_idx][0], 0);
 	WRITE_ONCE(xr_last_ip[class_idx][1], 0);
 	clear_bit(class_idx, crosslock_classes);
+	clear_bit(class_idx, xr_class_checked);
+	clear_bit(class_idx, xr_class_static);
 	crosslock_cycle_forget_class(class_idx);
 	xr_chains_forget();
 	for (i = 0; i < XR_STACK_SIZE; i++) {
@@ -718,6 +747,95 @@ static __always_inline void xr_hist_write(struct task_struct *curr,
 		      gen, xr_ctx_id(curr, irq_context));
 }
 
+/* Add @elem to the sums of the entries of instance @ctx from position @pos on */
+static u64 xr_span_shift_sums(struct crosslock_task *xt, unsigned int pos,
+			      unsigned int irq_context, unsigned int ctx,
+			      u64 elem)
+{
+	u64 before = xt->span[irq_context].sum;
+	bool found = false;
+	unsigned int k;
+
+	for (k = pos; k < xt->nr_written; k++) {
+		struct crosslock_hist_entry *f = &xt->hist[k % CROSSLOCK_HIST_SIZE];
+
+		if (f->irq_context != irq_context || f->ctx != ctx)
+			continue;
+		if (!found)	/* the sum before the entry that goes in at @pos */
+			before = f->sum - xr_chain_elem(f->class_idx, f->flags);
+		found = true;
+		f->sum += elem;
+	}
+	return before;
+}
+
+/*
+ * Write an entry dated @gen, which may be older than the newest entries:
+ * a wait is dated by the release it consumed, and that may come before
+ * what this task acquired since.  Generations only grow along the ring
+ * (a commit's walk stops at the first older entry, xr_hist_find()
+ * bisects), so the entry goes in behind every newer one, and those move
+ * up by one, with the sums and positions that refer to them.  An entry
+ * older than the whole of a full ring is dropped, as it would be next.
+ */
+static void xr_hist_insert(struct crosslock_task *xt, unsigned int class_idx,
+			   unsigned long ip, unsigned int irq_context, u8 flags,
+			   u64 gen, unsigned int ctx)
+{
+	struct crosslock_span *s = &xt->span[irq_context];
+	unsigned int oldest = xr_hist_oldest(xt);
+	unsigned int pos = xt->nr_written, k;
+	struct crosslock_hist_entry *e;
+	u64 elem, before;
+
+	while (pos > oldest &&
+	       xr_gen_before(gen, xt->hist[(pos - 1) % CROSSLOCK_HIST_SIZE].gen))
+		pos--;
+	if (pos == xt->nr_written) {
+		xr_hist_store(xt, class_idx, ip, irq_context, flags, gen, ctx);
+		return;
+	}
+	if (pos == oldest && xt->nr_written >= CROSSLOCK_HIST_SIZE)
+		return;
+	for (k = xt->nr_written; k > pos; k--)
+		xt->hist[k % CROSSLOCK_HIST_SIZE] = xt->hist[(k - 1) % CROSSLOCK_HIST_SIZE];
+	for (k = 0; k < ARRAY_SIZE(xt->span); k++) {
+		if (k != irq_context && xt->span[k].first_pos >= pos)
+			xt->span[k].first_pos++;
+	}
+	if (xt->bounded && xt->bound > pos)
+		xt->bound++;
+	xt->nr_written++;
+
+	elem = xr_chain_elem(class_idx, flags);
+	e = &xt->hist[pos % CROSSLOCK_HIST_SIZE];
+	e->ip = ip;
+	e->gen = gen;
+	e->ctx = ctx;
+	e->class_idx = class_idx;
+	e->irq_context = irq_context;
+	e->flags = flags;
+	if (s->ctx != ctx || !s->last_gen) {
+		/* the first entry of a new instance: later ones are another's */
+		s->ctx = ctx;
+		s->first_gen = gen;
+		s->first_pos = pos;
+		s->last_gen = gen;
+		s->sum = elem;
+		e->sum = elem;
+	} else {
+		before = xr_span_shift_sums(xt, pos + 1, irq_context, ctx, elem);
+		if (s->first_pos >= pos) {
+			s->first_pos = pos;
+			s->first_gen = gen;
+		}
+		s->sum += elem;
+		s->last_gen = max(s->last_gen, gen);
+		e->sum = before + elem;
+	}
+	xt->repeat_ip = 0;
+}
+
 /*
  * Let crosslock_hist_repeats() skip the next acquisitions that repeat @hlock, the
  * newest entry, without a call: any other write clears this.
@@ -742,9 +860,12 @@ static void xr_repeat_remember(struct crosslock_task *xt, struct held_lock *hloc
  *  - taken under the lock whose acquisition is the newest entry: lockdep
  *    links the held lock on top to the new one (check_prevs_add()), so
  *    the crosslock reaches @hlock through it.  Not through a recursive
- *    read lock (lockdep adds no edge from it) nor through a lock of a
- *    crosslock's class (a commit skips its own class).  Nested locks are
- *    common, a mutex's wait_lock for one.
+ *    read lock (lockdep adds no edge from it), nor through a lock of a
+ *    crosslock's class (a commit skips its own class), nor through a lock
+ *    whose class may be freed before the commit (a module's, a dynamic
+ *    key's): the edge and the entry that stands for it would go with it,
+ *    and @hlock would be lost.  Nested locks are common, a mutex's
+ *    wait_lock for one.
  *
  * Only the newest entry is looked at: this runs for every acquisition
  * while a crosslock is in flight, and must cost less than the write.
@@ -777,7 +898,8 @@ static bool xr_hist_redundant(struct task_struct *curr,
 	    e->ip != below->acquire_ip || e->flags & CROSSLOCK_HIST_WAIT ||
 	    below->trylock || !below->check || below->read == 2 ||
 	    below->irq_context != hlock->irq_context || hlock->nest_lock ||
-	    test_bit(below->class_idx, crosslock_classes))
+	    test_bit(below->class_idx, crosslock_classes) ||
+	    !xr_class_never_freed(below->class_idx))
 		return false;
 	crosslock_counter_inc(CROSSLOCK_COUNTER_HIST_IMPLIED);
 	return true;
@@ -852,11 +974,12 @@ void crosslock_init_map(struct crosslock *xmap,
 {
 	struct crosslock_state *x = &xmap->state;
 
-	lockdep_init_map_wait(&xmap->map, name, key, 0, LD_WAIT_INV);
+	lockdep_init_map_wait(&xmap->map, name, key, 0, LD_WAIT_SLEEP);
 	x->lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
 	x->nr_acquired = 0;
 	x->gen = 0;
 	x->flags = flags;
+	atomic64_set(&x->released_gen, 0);
 }
 EXPORT_SYMBOL_GPL(crosslock_init_map);
 
@@ -1014,7 +1137,7 @@ static __always_inline void xr_check_wait(struct lockdep_map *map,
 
 /*
  * Remember the call site's stack for the report and, for an acquisition
- * that waits (@wait: CROSSLOCK_HIST_WAIT, maybe with CROSSLOCK_HIST_OWNED), put the wait
+ * that waits (@wait: CROSSLOCK_HIST_WAIT), put the wait
  * in the history: a crosslock released later by this context depends on
  * it.  @crosslock: @map is a crosslock's (not a wait noted by
  * crosslock_wait()), and its class is marked as such from now on.
@@ -1053,7 +1176,13 @@ static __always_inline int xr_note_acquire(struct lockdep_map *map, u8 wait,
 	return class_idx;
 }
 
-/* Put @xmap in flight; a @wait (CROSSLOCK_HIST_WAIT) goes in the history */
+/*
+ * Put @xmap in flight.  A @wait (CROSSLOCK_HIST_WAIT) of a crosslock that
+ * another context releases goes in the history now, dated by its start,
+ * as a lock's acquisition is; a wait for a self-released crosslock (a
+ * completion) goes in when it ends, dated by the release it consumed
+ * (crosslock_release()).
+ */
 static int xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
 {
 	unsigned long flags;
@@ -1062,8 +1191,10 @@ static int xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
 
 	raw_local_irq_save(flags);
 	gen = xr_acquired(xmap, ip);
-	if (xmap->state.flags & CROSSLOCK_SELF_RELEASE)
+	if (xmap->state.flags & CROSSLOCK_SELF_RELEASE) {
 		current->crosslock.nr_waits++;
+		wait = 0;
+	}
 	/* marks the class first: see crosslock_owner_wait() */
 	class_idx = xr_note_acquire(&xmap->map, wait, ip, true, gen);
 	raw_local_irq_restore(flags);
@@ -1094,49 +1225,49 @@ void crosslock_acquire(struct crosslock *xmap, int trylock,
 }
 EXPORT_SYMBOL_GPL(crosslock_acquire);
 
-/**
- * crosslock_acquire_released - acquire a crosslock already released for us
- * @xmap: the crosslock map
- * @ip:   the caller
- *
- * For a wait that finds the event it waits for has already happened, such
- * as a wait for a completion already completed: it does not block.  The
- * locks the caller holds still depend on the crosslock, as another time
- * the wait may block, and the crosslock is in flight until
- * crosslock_release(); but the wait puts nothing in the history.  What
- * this context releases later never waited for that wait: the release it
- * consumes may be older than any crosslock in flight, and counted from
- * when the wait began it would look newer (two tasks handing completions
- * back and forth would be a cycle).
+/*
+ * The end of a wait for a self-released crosslock that got its release:
+ * what this context releases from now on depends on that release.  The
+ * entry is dated by the release, not by the wait: had the crosslock not
+ * been released yet, the wait would have blocked until it was, so a
+ * crosslock acquired before the release is not released by this context
+ * before it; one acquired after it (two tasks handing completions back and
+ * forth, or a wait that did not block because the release came long
+ * before) never waited for it.  Nothing is written while no crosslock is
+ * in flight: any crosslock acquired later is younger than the release.
  */
-void crosslock_acquire_released(struct crosslock *xmap, unsigned long ip)
+static void xr_note_waited(struct crosslock *xmap, unsigned long ip)
 {
-	if (!xr_enabled || !xr_usable(xmap, "acquire"))
+	u64 gen = atomic64_read(&xmap->state.released_gen);
+	struct task_struct *curr = current;
+	unsigned int irq_context;
+	unsigned long flags;
+	int class_idx;
+
+	if (!gen || !atomic_read(&crosslock_nr_in_flight))
 		return;
-
-	xr_check_wait(&xmap->map, xr_acquire(xmap, 0, ip), ip);
+	class_idx = crosslock_lockdep_enter_class(&xmap->map, &flags);
+	if (class_idx < 0)
+		return;
+	irq_context = xr_irq_context(curr);
+	xr_hist_insert(&curr->crosslock, class_idx, ip, irq_context,
+		       CROSSLOCK_HIST_WAIT, gen, xr_ctx_id(curr, irq_context));
+	crosslock_lockdep_exit(flags);
 }
-EXPORT_SYMBOL_GPL(crosslock_acquire_released);
 
-/**
- * crosslock_release - end one acquisition of a crosslock
- * @xmap: the crosslock map
- * @ip:   the caller
- *
- * Releasing a crosslock that is not acquired is reported once.
- */
-void crosslock_release(struct crosslock *xmap, unsigned long ip)
+/* End one acquisition of @xmap; false (and a warning) if it had none */
+static bool xr_release(struct crosslock *xmap, unsigned long ip)
 {
 	unsigned long flags;
 	bool ok;
 
 	if (!xr_enabled ||
 	    unlikely(READ_ONCE(xmap->state.flags) & CROSSLOCK_UNTRACKED))
-		return;
+		return false;
 	if (unlikely(!xmap->map.key && !xmap->map.name)) {
 		xr_warn_once("release of uninitialised crosslock %p at %pS\n",
 			     xmap, (void *)ip);
-		return;
+		return false;
 	}
 	/*
 	 * Bookkeeping only: it must stay balanced even while lockdep is
@@ -1152,8 +1283,44 @@ void crosslock_release(struct crosslock *xmap, unsigned long ip)
 	if (unlikely(!ok) && debug_locks)
 		xr_warn_once("release of crosslock %s not acquired (double release?) at %pS\n",
 			     xmap->map.name, (void *)ip);
+	return ok;
+}
+
+/**
+ * crosslock_release - end one acquisition of a crosslock
+ * @xmap: the crosslock map
+ * @ip:   the caller
+ *
+ * For a lock, the unlocker calls it after the commit.  For a wait for a
+ * self-released crosslock (CROSSLOCK_SELF_RELEASE), the waiter calls it
+ * when the wait got the release it waited for, whether it had to sleep for
+ * it or found it already there: what this context releases from now on
+ * depends on that release.  A wait that gave up calls
+ * crosslock_give_up() instead.  Releasing a crosslock that is not acquired
+ * is reported once.
+ */
+void crosslock_release(struct crosslock *xmap, unsigned long ip)
+{
+	if (xr_release(xmap, ip) &&
+	    (xmap->state.flags & CROSSLOCK_SELF_RELEASE))
+		xr_note_waited(xmap, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_release);
+
+/**
+ * crosslock_give_up - end a wait that did not get its release
+ * @xmap: the crosslock map
+ * @ip:   the caller
+ *
+ * Like crosslock_release(), for a wait for a self-released crosslock that
+ * ended without the release (a timeout, a signal): nothing this context
+ * does next depends on the release.
+ */
+void crosslock_give_up(struct crosslock *xmap, unsigned long ip)
+{
+	xr_release(xmap, ip);
+}
+EXPORT_SYMBOL_GPL(crosslock_give_up);
 
 /* ---------------------------------------------------------------------
  * Commit.
@@ -1219,8 +1386,9 @@ static unsigned int xr_commit_depth(struct crosslock_task *xt, struct crosslock_
  * acquisition.  Entries of other context instances (the task under an
  * interrupt, a previous work item) are skipped.  A typical lock becomes a
  * dependency of the crosslock; so does a wait for another crosslock, which
- * has to end before this context can release this one.  A crosslock never
- * depends on its own class, and a folio lock never on another folio lock:
+ * has to end before this context can release this one, and so does a lock
+ * of another crosslock with one owner (a folio lock taken before the end
+ * of a folio's writeback).  A crosslock never depends on its own class:
  * folio locks taken in a row, or a wait for a completion of the class
  * being completed, are ordered by instance, which a class cannot tell
  * apart.  Entries whose class was freed since are skipped.
@@ -1244,8 +1412,6 @@ static bool xr_commit_walk(struct crosslock_task *xt, struct crosslock_snapshot 
 		if (e->irq_context != c->irq_context || e->ctx != ctx)
 			continue;
 		if (e->class_idx == c->xhlock.class_idx)
-			continue;
-		if (c->owned && (e->flags & CROSSLOCK_HIST_OWNED))
 			continue;
 		if (unlikely(!xr_class_alive(e->class_idx, e->gen))) {
 			crosslock_counter_inc(CROSSLOCK_COUNTER_STALE_ENTRIES);
@@ -1326,6 +1492,13 @@ void crosslock_commit(struct crosslock *xmap)
 
 	if (!xr_enabled || !xr_usable(xmap, "commit"))
 		return;
+	/*
+	 * The waits this release ends, now or later, are dated by it: the
+	 * primitive makes them see the release after this (a completion's
+	 * count is raised, a fence's flag set, under the lock they read it
+	 * under).
+	 */
+	atomic64_set(&xmap->state.released_gen, atomic64_read(&crosslock_gen));
 	if (!crosslock_lockdep_enter(&flags))
 		return;
 	if (xr_snapshot(xmap, &c))
@@ -1455,6 +1628,101 @@ EXPORT_SYMBOL_GPL(crosslock_hide_end);
  * adding an owner is here.
  */
 
+/*
+ * The class tables that have entries, so that the entries of a module
+ * that goes away can be dropped: a table is listed once, the list is only
+ * ever appended to and is read without a lock.
+ */
+#define XR_CLASS_TABLES	8
+static struct crosslock_class_table *xr_class_tables[XR_CLASS_TABLES];
+static atomic_t xr_nr_class_tables = ATOMIC_INIT(0);
+
+/* Called with @t's lock held */
+static void xr_class_table_list(struct crosslock_class_table *t)
+{
+	int i;
+
+	if (likely(t->listed))
+		return;
+	i = atomic_fetch_inc(&xr_nr_class_tables);
+	if (WARN_ON_ONCE(i >= XR_CLASS_TABLES))
+		return;
+	WRITE_ONCE(xr_class_tables[i], t);
+	t->listed = true;
+}
+
+/*
+ * Drop the entries of @t whose owner @gone says went away, with the
+ * lockdep classes of their keys (the dependencies they had go with
+ * them); the slots are not taken again.
+ */
+static void xr_class_table_forget(struct crosslock_class_table *t,
+				  bool (*gone)(const void *owner, void *arg),
+				  void *arg)
+{
+	struct crosslock_class_slot *s;
+	unsigned long flags;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_entries; i++) {
+		s = t->entries + i * t->entry_size;
+		if (!READ_ONCE(s->owner) || s->owner == CROSSLOCK_CLASS_GONE ||
+		    !(gone(s->owner, arg) || (s->owner2 && gone(s->owner2, arg))))
+			continue;
+		raw_spin_lock_irqsave(&t->lock, flags);
+		WRITE_ONCE(s->owner, CROSSLOCK_CLASS_GONE);
+		raw_spin_unlock_irqrestore(&t->lock, flags);
+		lockdep_free_key_range(s, t->entry_size);
+	}
+}
+
+/**
+ * crosslock_class_tables_forget - drop the class-table entries of owners gone
+ * @gone: tells whether an owner (or a second key) went away
+ * @arg:  passed to @gone
+ *
+ * Classes are named after, and keyed by, the address of what owns the
+ * crosslocks (an address_space_operations, a file system type, a
+ * dma_fence_ops): when a module takes that away, an unrelated one loaded
+ * later at the same address must not inherit the name and the graph.
+ * Might sleep.
+ */
+void crosslock_class_tables_forget(bool (*gone)(const void *owner, void *arg),
+				   void *arg)
+{
+	int i, n = min(atomic_read(&xr_nr_class_tables), XR_CLASS_TABLES);
+
+	for (i = 0; i < n; i++) {
+		struct crosslock_class_table *t = READ_ONCE(xr_class_tables[i]);
+
+		if (t)
+			xr_class_table_forget(t, gone, arg);
+	}
+}
+
+static bool xr_owner_in_module(const void *owner, void *mod)
+{
+	return within_module((unsigned long)owner, mod);
+}
+
+static int xr_module_notify(struct notifier_block *nb, unsigned long state,
+			    void *mod)
+{
+	if (state == MODULE_STATE_GOING)
+		crosslock_class_tables_forget(xr_owner_in_module, mod);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block xr_module_nb = {
+	.notifier_call = xr_module_notify,
+};
+
+static int __init xr_module_notifier_init(void)
+{
+	return register_module_notifier(&xr_module_nb);
+}
+early_initcall(xr_module_notifier_init);
+
 /**
  * crosslock_class_add - give an owner an entry in a class table
  * @t:      the table
@@ -1479,6 +1747,7 @@ void *crosslock_class_add(struct crosslock_class_table *t,
 
 	lockdep_off();
 	raw_spin_lock_irqsave(&t->lock, flags);
+	xr_class_table_list(t);
 	s = crosslock_class_probe(t, owner, owner2);
 	for (i = 0; !s && i < t->nr_entries; i++) {
 		s = crosslock_class_slot(t, owner, owner2, i);
@@ -1615,8 +1884,7 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	 * item's flush) may close a cycle at its first wait, and a cycle
 	 * through a crosslock is reported without switching lockdep off.
 	 */
-	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED,
-				    ip, true, 0);
+	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
@@ -1685,8 +1953,7 @@ void crosslock_owner_lock(struct lockdep_map *map, struct crosslock_owner *o,
 		return;
 	}
 	/* the wait's entry is older than the acquisition, as with two calls */
-	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED,
-				    ip, true, 0);
+	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 	xr_owner_take(o, ip);
 }

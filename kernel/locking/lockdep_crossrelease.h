@@ -78,6 +78,8 @@ unsigned int crosslock_max_reports_set(unsigned int max);
 void crosslock_dep_cache_add(unsigned int xclass, unsigned int class, u64 gen);
 bool crosslock_dep_cache_has(unsigned int xclass, unsigned int class);
 unsigned int crosslock_dep_cache_dead(void);
+void crosslock_class_tables_forget(bool (*gone)(const void *owner, void *arg),
+				   void *arg);
 
 /*
  * Statistics, printed in /proc/lockdep_stats and read by the KUnit suites.

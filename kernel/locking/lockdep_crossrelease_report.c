@@ -11,7 +11,6 @@
  * See Documentation/locking/crossrelease.rst.
  */
 #include <linux/crossrelease.h>
-#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
 #include <linux/percpu.h>
@@ -69,6 +68,18 @@ static void xr_print_stack(unsigned int class_idx, unsigned long ip)
 #define XR_BRIEF_LEN	512	/* a cycle in one line */
 
 /*
+ * A cycle printed: the set of its classes, the same whichever of its
+ * dependencies closed it, kept exactly (sorted indexes), so that no two
+ * cycles are taken for one and the cycles through a freed class, and only
+ * those, are forgotten.  A path longer than a report prints is known by
+ * the classes of its printed part.
+ */
+struct xr_known_cycle {
+	unsigned int	nr;
+	u16		classes[XR_CYCLE_LEN];
+};
+
+/*
  * What the report being printed on this CPU needs, off the stack: the
  * path, copied under the graph lock so that it is printed without it,
  * and class names.  Per CPU, because reports found on two CPUs are
@@ -76,6 +87,7 @@ static void xr_print_stack(unsigned int class_idx, unsigned long ip)
  * time if one waits too long (see crosslock_cycle_print_begin()).
  */
 struct xr_report_bufs {
+	struct xr_known_cycle	known;
 	struct lock_list	cycle[XR_CYCLE_LEN];
 	char			names[3][XR_NAME_LEN];
 	char			brief[XR_BRIEF_LEN];
@@ -201,16 +213,6 @@ static int __init xr_max_reports_setup(char *str)
 }
 __setup("crossrelease.max_reports=", xr_max_reports_setup);
 
-/*
- * A cycle printed: @sig, a sum of hashes of its classes, is the same
- * whichever of its dependencies closed it; @classes has bit (index % 64)
- * of each of them, so that the cycles through a freed class are forgotten.
- */
-struct xr_known_cycle {
-	u32	sig;
-	u64	classes;
-};
-
 /* Cycles printed, and reports printed in full: graph lock */
 static struct xr_known_cycle xr_known[XR_CYCLES_KNOWN];
 static unsigned int xr_nr_known;
@@ -253,41 +255,70 @@ bool crosslock_cycle_goes_on(struct lock_list *target, struct held_lock *src,
 	return false;
 }
 
-/* The classes of the cycle: the path from @target back to its root. */
-static struct xr_known_cycle xr_cycle_of(struct lock_list *target)
+/* Insert @idx into the sorted set @k, unless it is there already */
+static void xr_cycle_add_class(struct xr_known_cycle *k, u16 idx)
 {
-	struct xr_known_cycle k = { };
-	struct lock_list *e;
+	unsigned int i = k->nr;
 
-	for (e = target; e; e = e->parent) {
-		unsigned int idx = crosslock_class_of(e->class);
-
-		k.sig += hash_32(idx + 1, 32);
-		k.classes |= BIT_ULL(idx % 64);
-	}
-	return k;
+	while (i && k->classes[i - 1] > idx)
+		i--;
+	if ((i && k->classes[i - 1] == idx) || k->nr == XR_CYCLE_LEN)
+		return;
+	memmove(&k->classes[i + 1], &k->classes[i],
+		(k->nr - i) * sizeof(k->classes[0]));
+	k->classes[i] = idx;
+	k->nr++;
 }
 
-static bool xr_cycle_known(struct xr_known_cycle k)
+/* The classes of the cycle: the path from @target back to its root. */
+static void xr_cycle_of(struct lock_list *target, struct xr_known_cycle *k)
+{
+	struct lock_list *e;
+	unsigned int n = 0;
+
+	k->nr = 0;
+	for (e = target; e && n < XR_CYCLE_LEN; e = e->parent, n++)
+		xr_cycle_add_class(k, crosslock_class_of(e->class));
+}
+
+static bool xr_cycle_same(const struct xr_known_cycle *a,
+			  const struct xr_known_cycle *b)
+{
+	return a->nr == b->nr &&
+	       !memcmp(a->classes, b->classes, a->nr * sizeof(a->classes[0]));
+}
+
+static bool xr_cycle_known(const struct xr_known_cycle *k)
 {
 	unsigned int i;
 
 	for (i = 0; i < xr_nr_known; i++) {
-		if (xr_known[i].sig == k.sig && xr_known[i].classes == k.classes)
+		if (xr_cycle_same(&xr_known[i], k))
 			return true;
 	}
 	return false;
 }
 
-static void xr_cycle_remember(struct xr_known_cycle k)
+static void xr_cycle_remember(const struct xr_known_cycle *k)
 {
 	if (xr_nr_known < XR_CYCLES_KNOWN) {
-		xr_known[xr_nr_known++] = k;
+		xr_known[xr_nr_known++] = *k;
 		return;
 	}
 	/* printed every time it is found again: noisy, never silent */
 	pr_warn_once("crossrelease: more than %d distinct cycles, later ones may be printed more than once\n",
 		     XR_CYCLES_KNOWN);
+}
+
+static bool xr_cycle_has_class(const struct xr_known_cycle *k, u16 idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++) {
+		if (k->classes[i] == idx)
+			return true;
+	}
+	return false;
 }
 
 /* Forget the cycles through a freed class: its index will be reused. */
@@ -296,7 +327,7 @@ void crosslock_cycle_forget_class(unsigned int class_idx)
 	unsigned int i = 0;
 
 	while (i < xr_nr_known) {
-		if (xr_known[i].classes & BIT_ULL(class_idx % 64))
+		if (xr_cycle_has_class(&xr_known[i], class_idx))
 			xr_known[i] = xr_known[--xr_nr_known];
 		else
 			i++;
@@ -343,8 +374,9 @@ struct lock_list *crosslock_cycle_report(struct lock_list *target,
 					 struct held_lock *src, struct held_lock *tgt,
 					 struct lock_trace *trace, bool *full)
 {
-	struct xr_known_cycle k = xr_cycle_of(target);
+	struct xr_known_cycle *k = &this_cpu_ptr(&xr_bufs)->known;
 
+	xr_cycle_of(target, k);
 	if (debug_locks_silent || xr_cycle_known(k)) {
 		crosslock_counter_inc(CROSSLOCK_COUNTER_REPORTS_SUPPRESSED);
 		return NULL;
