@@ -20,7 +20,10 @@ LOG=$BUILD/logs/${XR_LOG_NAME:-$V$ASUF-$(basename "$RUN")}.log
 TMO=${XR_TIMEOUT:-900}
 MEM=${XR_MEM:-1G}
 read -r -a QARGS <<<"${XR_QEMU_ARGS:-}"
-APPEND="console=$CONSOLE panic=-1 xr.run=$RUN $*"
+# log_buf_len: the guest scripts slice dmesg by line count (guest/lib.sh,
+# dmesg_mark), which holds only while the kernel log has not wrapped: the
+# KUnit suites alone print more reports than the default buffer keeps.
+APPEND="console=$CONSOLE panic=-1 log_buf_len=8M xr.run=$RUN $*"
 say "boot[$V$ASUF]: ${QEMU[0]} TCG, 2 vCPUs, $MEM, timeout ${TMO}s, log $LOG"
 [ ${#QARGS[@]} = 0 ] || say "boot[$V$ASUF]: qemu args: ${QARGS[*]}"
 say "boot[$V$ASUF]: cmdline: $APPEND"

@@ -53,9 +53,9 @@ EXPORT_SYMBOL_GPL(crosslock_buffer_key);
 
 static struct lock_class_key buffer_key, bdev_key;
 static struct lockdep_map buffer_map =
-	STATIC_LOCKDEP_MAP_INIT("(BH_Lock)buffer", &buffer_key);
+	CROSSLOCK_MAP_INIT("(BH_Lock)buffer", &buffer_key);
 static struct lockdep_map bdev_map =
-	STATIC_LOCKDEP_MAP_INIT("(BH_Lock)bdev", &bdev_key);
+	CROSSLOCK_MAP_INIT("(BH_Lock)bdev", &bdev_key);
 
 /*
  * Classes per owner: a file system type (its metadata) or an a_ops (file
@@ -89,7 +89,7 @@ static void bh_class_init(void *entry, const void *owner, const void *arg)
 			 o->aops);
 	else
 		snprintf(c->name, BH_NAME_LEN, "(BH_Lock)%s:meta", o->fs_name);
-	lockdep_init_map(&c->map, c->name, &c->key, 0);
+	crosslock_init_class(&c->map, c->name, &c->key);
 }
 
 /* @sb's name is read only for a new entry: the common look-up is a hit */

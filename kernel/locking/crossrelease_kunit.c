@@ -505,7 +505,7 @@ static void xr_implied_by_freed_class_reported(struct kunit *test)
 	};
 	struct {
 		struct lock_class_key key;
-		struct mutex lock;
+		struct mutex lock;	/* "xr_test_A", of a dynamic key */
 	} *a;
 
 	lockdep_kunit_expect_xr_report(test);

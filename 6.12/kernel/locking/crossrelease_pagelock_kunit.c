@@ -19,6 +19,7 @@
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 
+#include "lockdep_internals.h"
 #include "lockdep_kunit.h"
 #include "lockdep_crossrelease.h"
 
@@ -505,6 +506,77 @@ static void pl_writeback_class_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/*
+ * A folio locked in the context that ends another folio's writeback (an
+ * end-I/O work item, f2fs_gc() moving a page from its writeback path)
+ * counts for that writeback like any lock: (PG_writeback) -> (PG_locked).
+ * With a wait for writeback under a folio lock, (PG_locked) ->
+ * (PG_writeback), that is the cycle of "f2fs: fix potential deadlock in
+ * f2fs_balance_fs()".  One task plays both halves, so nothing can hang.
+ */
+static void pl_folio_lock_before_end_writeback_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	static const struct lockdep_kunit_report cycle = {
+		.headline = LOCKDEP_KUNIT_CIRCULAR,
+		.lines = { PG_CLASS, WB_CLASS },
+		.crossrelease = true,
+	};
+
+	skip_unless_writeback(test);
+	lockdep_kunit_expect_xr_report(test);
+
+	folio_lock(ctx->g);
+	folio_wait_writeback(ctx->f);	/* none under way: could have been */
+	folio_unlock(ctx->g);		/* (PG_locked) -> (PG_writeback) */
+
+	folio_lock(ctx->f);
+	folio_start_writeback(ctx->f);
+	folio_unlock(ctx->f);
+	folio_lock(ctx->g);
+	folio_end_writeback(ctx->f);	/* (PG_writeback) -> (PG_locked) */
+	folio_unlock(ctx->g);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
+	lockdep_kunit_reset();
+}
+
+/* The wait type of the class named @name, or -1 if there is none */
+static int pl_class_wait_type(const char *name)
+{
+	unsigned long i;
+
+	for_each_set_bit(i, lock_classes_in_use, MAX_LOCKDEP_KEYS) {
+		const char *n = READ_ONCE(lock_classes[i].name);
+
+		if (n && !strcmp(n, name))
+			return lock_classes[i].wait_type_inner;
+	}
+	return -1;
+}
+
+/*
+ * Crosslock classes sleep: a wait for one under a spinning lock is
+ * reported by lockdep ("Invalid wait context") even when it does not
+ * block, which is what lets the engine leave spinning locks out of the
+ * history.
+ */
+static void pl_classes_sleep(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	mutex_lock(&ctx->fx.m);
+	folio_lock(ctx->f);
+	folio_unlock(ctx->f);
+	folio_wait_writeback(ctx->f);
+	mutex_unlock(&ctx->fx.m);
+
+	KUNIT_EXPECT_EQ(test, pl_class_wait_type(PG_CLASS), LD_WAIT_SLEEP);
+	if (crosslock_writeback_enabled())
+		KUNIT_EXPECT_EQ(test, pl_class_wait_type(WB_CLASS), LD_WAIT_SLEEP);
+	expect_quiet(test, ctx);
+}
+
 #ifdef CONFIG_BUFFER_HEAD
 /* The cycle M -> (BH_Lock) -> M */
 static const struct lockdep_kunit_report bh_cycle = {
@@ -677,6 +749,8 @@ static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_writeback_wait_reported),
 	KUNIT_CASE(pl_writeback_wait_quiet),
 	KUNIT_CASE(pl_writeback_class_quiet),
+	KUNIT_CASE(pl_folio_lock_before_end_writeback_reported),
+	KUNIT_CASE(pl_classes_sleep),
 #ifdef CONFIG_BUFFER_HEAD
 	KUNIT_CASE(pl_buffer_lock_reported),
 	KUNIT_CASE(pl_buffer_lock_quiet),
