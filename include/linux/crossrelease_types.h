@@ -92,6 +92,7 @@ struct crosslock_owner {
 /* Flags of a history entry */
 #define CROSSLOCK_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */
 #define CROSSLOCK_HIST_WAIT		0x04	/* a wait on a crosslock */
+#define CROSSLOCK_HIST_OWNED		0x08	/* ... with one owner at a time */
 
 /*
  * One acquisition in a task's history: which class, where, when (the

@@ -802,7 +802,7 @@ static void xr_dep_cache_forgets_freed_class(struct kunit *test)
 	struct lock_class_key *key = kunit_kzalloc(test, sizeof(*key), GFP_KERNEL);
 	struct lockdep_map map;
 	int xclass, class;
-	u64 gen;
+	u64 entry;
 
 	KUNIT_ASSERT_NOT_NULL(test, key);
 	lockdep_register_key(key);
@@ -812,20 +812,19 @@ static void xr_dep_cache_forgets_freed_class(struct kunit *test)
 	KUNIT_ASSERT_GE(test, xclass, 0);
 	KUNIT_ASSERT_GE(test, class, 0);
 
-	gen = atomic64_read(&crosslock_gen);
-	crosslock_dep_cache_add(xclass, class, gen);
+	entry = crosslock_dep_cache_entry(xclass, class);
+	crosslock_dep_cache_add(entry);
 	KUNIT_EXPECT_TRUE(test, crosslock_dep_cache_has(xclass, class));
 	lockdep_unregister_key(key);		/* zap_class() */
 	KUNIT_EXPECT_FALSE(test, crosslock_dep_cache_has(xclass, class));
+	KUNIT_EXPECT_GT(test, crosslock_dep_cache_stale(), 0U);
 
 	/* the commit that checked the class before the zap inserts after it */
-	crosslock_dep_cache_add(xclass, class, gen);
+	crosslock_dep_cache_add(entry);
 	KUNIT_EXPECT_FALSE(test, crosslock_dep_cache_has(xclass, class));
 
-	/* the same pair, the index handed to a new class: a dead slot reused */
-	KUNIT_EXPECT_GT(test, crosslock_dep_cache_dead(), 0U);
-	gen = atomic64_read(&crosslock_gen);
-	crosslock_dep_cache_add(xclass, class, gen);
+	/* the same pair, the index handed to a new class: a stale slot reused */
+	crosslock_dep_cache_add(crosslock_dep_cache_entry(xclass, class));
 	KUNIT_EXPECT_TRUE(test, crosslock_dep_cache_has(xclass, class));
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }

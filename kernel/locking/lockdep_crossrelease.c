@@ -100,6 +100,19 @@ atomic64_t crosslock_gen = ATOMIC64_INIT(0);
  */
 static atomic64_t xr_class_freed[MAX_LOCKDEP_KEYS];
 
+/*
+ * Bumped each time a class index is freed.  What the caches keep of a
+ * class (a call site's stack, a committed dependency) carries the count
+ * it was saved at and is stale once it differs, so freeing a class costs
+ * a store, not a sweep of the caches with interrupts off.
+ */
+static unsigned int xr_class_incarn[MAX_LOCKDEP_KEYS];
+
+static unsigned int xr_incarn(unsigned int class_idx)
+{
+	return READ_ONCE(xr_class_incarn[class_idx]);
+}
+
 /* Crosslock instances with at least one acquisition not yet released. */
 atomic_t crosslock_nr_in_flight = ATOMIC_INIT(0);
 EXPORT_SYMBOL_GPL(crosslock_nr_in_flight);
@@ -264,9 +277,17 @@ void lockdep_free_task(struct task_struct *task)
 
 struct xr_stack_slot {
 	unsigned int		key;	/* class_idx + 1, or XR_SLOT_* */
+	unsigned int		incarn;	/* the class's xr_class_incarn[] */
 	unsigned long		ip;
 	struct lock_trace	*trace;
 };
+
+/* Is @s, whose key is @key, the slot of a class index freed since? */
+static bool xr_stack_stale(const struct xr_stack_slot *s, unsigned int key)
+{
+	return key != XR_SLOT_FREE && key < XR_SLOT_DEAD &&
+	       READ_ONCE(s->incarn) != xr_incarn(key - 1);
+}
 
 static struct xr_stack_slot xr_stacks[XR_STACK_SIZE];
 
@@ -293,7 +314,8 @@ struct lock_trace *crosslock_stack_lookup(unsigned int class_idx,
 
 		if (key == XR_SLOT_FREE)
 			break;
-		if (key == class_idx + 1 && s->ip == ip)
+		if (key == class_idx + 1 && s->ip == ip &&
+		    s->incarn == xr_incarn(class_idx))
 			return s->trace;
 	}
 	return NULL;
@@ -301,8 +323,8 @@ struct lock_trace *crosslock_stack_lookup(unsigned int class_idx,
 
 /*
  * Claim a slot for (class, ip) before unwinding, so that a full table costs
- * a few probes, never an unwind per acquisition.  Slots of freed classes
- * are taken again.
+ * a few probes, never an unwind per acquisition.  Slots of classes freed
+ * since they were saved are taken again.
  */
 static struct xr_stack_slot *xr_stack_reserve(unsigned int class_idx,
 					      unsigned long ip)
@@ -313,7 +335,8 @@ static struct xr_stack_slot *xr_stack_reserve(unsigned int class_idx,
 		struct xr_stack_slot *s = xr_stack_slot(class_idx, ip, i);
 		unsigned int key = READ_ONCE(s->key);
 
-		if (key != XR_SLOT_FREE && key != XR_SLOT_DEAD)
+		if (key != XR_SLOT_FREE && key != XR_SLOT_DEAD &&
+		    !xr_stack_stale(s, key))
 			continue;
 		if (cmpxchg(&s->key, key, XR_SLOT_BUSY) == key)
 			return s;
@@ -331,7 +354,8 @@ static void xr_stack_publish(struct xr_stack_slot *s, unsigned int class_idx,
 	}
 	s->ip = ip;
 	s->trace = trace;
-	/* publish ip and trace before the key that finds them */
+	s->incarn = xr_incarn(class_idx);
+	/* publish ip, trace and incarnation before the key that finds them */
 	smp_store_release(&s->key, class_idx + 1);
 }
 
@@ -393,92 +417,123 @@ static __always_inline void xr_stack_remember(unsigned int class_idx,
 #define XR_DEP_BITS	(CONFIG_LOCKDEP_CROSSRELEASE_CACHE_BITS - 1)
 #define XR_DEP_SIZE	BIT(XR_DEP_BITS)
 
-static unsigned int xr_deps[XR_DEP_SIZE];
+/*
+ * Each slot: the pair in its low 32 bits (xr_dep_key(), never 0), and in
+ * the high 32 the low 16 bits of the incarnation of each class when the
+ * pair was checked.  An entry of a class freed since no longer matches
+ * and is taken again by the next insertion that probes it.
+ */
+static atomic64_t xr_deps[XR_DEP_SIZE];
 
-/* Never 0 nor one of the XR_SLOT_* marks: 13 + 13 + 2 bits, plus one. */
-static unsigned int xr_dep_key(unsigned int xclass, unsigned int class,
-			       unsigned int read)
+/* 13 + 13 + 2 bits, plus one: never 0 */
+static u32 xr_dep_key(unsigned int xclass, unsigned int class,
+		      unsigned int read)
 {
 	BUILD_BUG_ON(MAX_LOCKDEP_KEYS_BITS > 13);
 	return (xclass << 15 | class << 2 | read) + 1;
 }
 
-static bool xr_dep_involves(unsigned int key, unsigned int class_idx)
+/* The slot value for the pair, with both classes' incarnations now */
+static u64 xr_dep_entry(unsigned int xclass, unsigned int class,
+			unsigned int read)
 {
-	key--;
-	return key >> 15 == class_idx || ((key >> 2) & 0x1fff) == class_idx;
+	u32 incarn = (xr_incarn(xclass) & 0xffff) << 16 |
+		     (xr_incarn(class) & 0xffff);
+
+	return (u64)incarn << 32 | xr_dep_key(xclass, class, read);
 }
 
-static unsigned int *xr_dep_slot(unsigned int key, int probe)
+/* Is slot value @v of a class freed since it was cached? */
+static bool xr_dep_stale(u64 v)
 {
-	return &xr_deps[(hash_32(key, XR_DEP_BITS) + probe) & (XR_DEP_SIZE - 1)];
+	u32 key = lower_32_bits(v) - 1;
+
+	return v != xr_dep_entry(key >> 15, (key >> 2) & 0x1fff, key & 3);
 }
 
-static bool xr_dep_cached(unsigned int key)
+static atomic64_t *xr_dep_slot(u64 entry, int probe)
+{
+	u32 h = hash_32(lower_32_bits(entry), XR_DEP_BITS);
+
+	return &xr_deps[(h + probe) & (XR_DEP_SIZE - 1)];
+}
+
+static bool xr_dep_cached(u64 entry)
 {
 	int i;
 
 	for (i = 0; i < XR_PROBES; i++) {
-		unsigned int k = READ_ONCE(*xr_dep_slot(key, i));
+		u64 v = atomic64_read(xr_dep_slot(entry, i));
 
-		if (k == key)
+		if (v == entry)
 			return true;
-		if (k == XR_SLOT_FREE)
+		if (!v)
 			break;
 	}
 	return false;
 }
 
 /*
- * Cache a dependency that lockdep holds.  @gen was read before lockdep
+ * Cache a dependency that lockdep holds.  @entry was made before lockdep
  * checked, under its graph lock, that both classes exist: if one of them
- * was freed since (zap_class() ran after that check), the slot is dead at
- * once, or zap_class() marks it so: each side orders its write before
- * its read (a fully ordered cmpxchg() here, smp_mb() there), so at least
- * one of them sees the other.  A dead slot is taken again: only a
- * lookup has to probe past it.
+ * was freed since, its incarnation moved on and the entry never matches.
  */
-static void xr_dep_remember(unsigned int key, unsigned int xclass,
-			    unsigned int class, u64 gen)
+static void xr_dep_remember(u64 entry)
 {
 	int i;
 
 	for (i = 0; i < XR_PROBES; i++) {
-		unsigned int *slot = xr_dep_slot(key, i);
-		unsigned int k = READ_ONCE(*slot);
+		atomic64_t *slot = xr_dep_slot(entry, i);
+		u64 v = atomic64_read(slot);
 
-		if (k == key)
+		if (v == entry)
 			return;
-		if (k != XR_SLOT_FREE && k != XR_SLOT_DEAD)
+		if (v && !xr_dep_stale(v))
 			continue;
-		if (cmpxchg(slot, k, key) != k)
-			continue;
-		if (!xr_class_alive(xclass, gen) || !xr_class_alive(class, gen))
-			cmpxchg(slot, key, XR_SLOT_DEAD);
-		return;
+		if (atomic64_cmpxchg(slot, v, entry) == v)
+			return;
 	}
 	/* Full: the pair is re-checked by lockdep next time, still correct. */
 	crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_UNCACHED);
 	pr_warn_once("crossrelease: dependency cache full, repeated commits take lockdep's slower path\n");
 }
 
-/* For the test suites: the cache as a commit at generation @gen leaves it */
-void crosslock_dep_cache_add(unsigned int xclass, unsigned int class, u64 gen)
+/**
+ * crosslock_dep_cache_entry - the dependency cache's entry for a pair, now
+ * @xclass: the crosslock's class index
+ * @class:  the class index it depends on
+ *
+ * For the test suites, with crosslock_dep_cache_add(): an entry made
+ * before a class is freed stands for the commit that checked it then.
+ *
+ * Return: the entry.
+ */
+u64 crosslock_dep_cache_entry(unsigned int xclass, unsigned int class)
 {
-	xr_dep_remember(xr_dep_key(xclass, class, 0), xclass, class, gen);
+	return xr_dep_entry(xclass, class, 0);
+}
+
+/* For the test suites: the cache as a commit that made @entry leaves it */
+void crosslock_dep_cache_add(u64 entry)
+{
+	xr_dep_remember(entry);
 }
 
 bool crosslock_dep_cache_has(unsigned int xclass, unsigned int class)
 {
-	return xr_dep_cached(xr_dep_key(xclass, class, 0));
+	return xr_dep_cached(xr_dep_entry(xclass, class, 0));
 }
 
-unsigned int crosslock_dep_cache_dead(void)
+/* For the test suites: entries of classes freed since they were cached */
+unsigned int crosslock_dep_cache_stale(void)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < XR_DEP_SIZE; i++)
-		n += READ_ONCE(xr_deps[i]) == XR_SLOT_DEAD;
+	for (i = 0; i < XR_DEP_SIZE; i++) {
+		u64 v = atomic64_read(&xr_deps[i]);
+
+		n += v && xr_dep_stale(v);
+	}
 	return n;
 }
 
@@ -493,7 +548,9 @@ unsigned int crosslock_dep_cache_dead(void)
  * newest of its entries older than the crosslock: a key for the set of
  * dependencies the walk would commit, with the crosslock's class, context
  * kind and ownership.  A set once committed in full is in lockdep's graph
- * until a class is freed, which empties this cache.  Like lockdep's own
+ * until a class is freed, which moves the cache to a new epoch: the epoch
+ * is part of every key, so that no key made before matches one made after
+ * (and a slot of an earlier epoch is taken first).  Like lockdep's own
  * chain keys, two different sets with one key would hide the second: with
  * 64-bit sums of 64-bit hashes, that is not expected to happen.
  */
@@ -501,7 +558,9 @@ unsigned int crosslock_dep_cache_dead(void)
 #define XR_CHAIN_SIZE	BIT(XR_CHAIN_BITS)
 
 static u64 xr_chains[XR_CHAIN_SIZE];
-/* bumped by crosslock_zap_class(): a walk that spans it caches nothing */
+/* the epoch each slot was written in: a hint for reuse, not for matching */
+static unsigned int xr_chains_epochs[XR_CHAIN_SIZE];
+/* bumped by crosslock_zap_class() */
 static atomic_t xr_chains_epoch = ATOMIC_INIT(0);
 
 /* splitmix64's step: sums of mixed values collide rarely, and 0 is no fixed point */
@@ -617,11 +676,19 @@ static bool xr_chain_sum(struct crosslock_task *xt, struct crosslock_snapshot *c
 	return false;
 }
 
-static u64 xr_chain_key(struct crosslock_snapshot *c, u64 sum)
+/* Another odd multiplier: an epoch never spreads onto a tag's value */
+static u64 xr_spread_epoch(unsigned int epoch)
+{
+	return epoch * 0xd6e8feb86659fd93ULL;
+}
+
+static u64 xr_chain_key(struct crosslock_snapshot *c, u64 sum,
+			unsigned int epoch)
 {
 	u64 tag = (u64)c->xhlock.class_idx << 8 | c->irq_context << 1 | c->owned;
 
-	return xr_mix(sum ^ xr_spread(tag | BIT_ULL(40))) ?: 1;
+	return xr_mix(sum ^ xr_spread(tag | BIT_ULL(40)) ^
+		      xr_spread_epoch(epoch)) ?: 1;
 }
 
 static u64 *xr_chain_slot(u64 key, int probe)
@@ -645,12 +712,11 @@ static bool xr_chain_cached(u64 key)
 }
 
 /*
- * Cache @key after a walk that committed all of its entries, begun at
- * @epoch.  When the probed slots are taken, the first is replaced: a miss
- * only costs the walk.  If a class was freed since the walk began, its
- * dependencies may be gone from the graph: the key is taken back, or
- * crosslock_zap_class(), which orders its bump before its sweep as this
- * orders its store before its check, sweeps it.
+ * Cache @key, made in @epoch, after a walk that committed all of its
+ * entries.  A free slot or one of an earlier epoch is taken; when the
+ * probed slots are all of this epoch, the first is replaced: a miss only
+ * costs the walk.  If a class was freed since the walk began, the key is
+ * of an earlier epoch and never matches again.
  */
 static void xr_chain_remember(u64 key, unsigned int epoch)
 {
@@ -660,43 +726,37 @@ static void xr_chain_remember(u64 key, unsigned int epoch)
 	for (i = 0; i < XR_PROBES; i++) {
 		u64 *s = xr_chain_slot(key, i);
 
-		if (!READ_ONCE(*s)) {
+		if (!READ_ONCE(*s) ||
+		    READ_ONCE(xr_chains_epochs[s - xr_chains]) != epoch) {
 			slot = s;
 			break;
 		}
 	}
 	WRITE_ONCE(*slot, key);
-	smp_mb();	/* the key before the epoch: see crosslock_zap_class() */
-	if (atomic_read(&xr_chains_epoch) != epoch)
-		cmpxchg64(slot, key, 0);
+	WRITE_ONCE(xr_chains_epochs[slot - xr_chains], epoch);
 }
 
 static void xr_chains_forget(void)
 {
-	unsigned int i;
-
 	atomic_inc(&xr_chains_epoch);
-	smp_mb();	/* the epoch before the sweep: see xr_chain_remember() */
-	for (i = 0; i < XR_CHAIN_SIZE; i++)
-		WRITE_ONCE(xr_chains[i], 0);
 }
 
 /**
  * crosslock_zap_class - forget a lock class that lockdep is freeing
  * @class_idx: index of the class in lock_classes[]
  *
- * Called by zap_class() under the graph lock.  Freed class indexes are
- * reused only after an RCU grace period, and the lockless readers of both
- * caches run with interrupts disabled, so marking the slots dead is enough.
- * History entries are not searched: they carry their generation, and every
- * entry older than this call is from now on ignored (xr_class_alive()).
+ * Called by zap_class() under the graph lock, with interrupts off: it
+ * costs a few stores, whatever the size of the caches.  What the caches
+ * keep of the class becomes stale by its incarnation (stacks,
+ * dependencies) or by the commit cache's epoch, and is taken again
+ * lazily.  History entries are not searched either: they carry their
+ * generation, and every entry older than this call is from now on ignored
+ * (xr_class_alive()).
  */
 void crosslock_zap_class(unsigned int class_idx)
 {
-	unsigned int i;
-
 	atomic64_set(&xr_class_freed[class_idx], atomic64_inc_return(&crosslock_gen));
-	smp_mb();	/* the freed generation before the scan: see xr_dep_remember() */
+	WRITE_ONCE(xr_class_incarn[class_idx], xr_class_incarn[class_idx] + 1);
 	WRITE_ONCE(xr_last_ip[class_idx][0], 0);
 	WRITE_ONCE(xr_last_ip[class_idx][1], 0);
 	clear_bit(class_idx, crosslock_classes);
@@ -704,35 +764,30 @@ void crosslock_zap_class(unsigned int class_idx)
 	clear_bit(class_idx, xr_class_static);
 	crosslock_cycle_forget_class(class_idx);
 	xr_chains_forget();
-	for (i = 0; i < XR_STACK_SIZE; i++) {
-		if (READ_ONCE(xr_stacks[i].key) == class_idx + 1)
-			WRITE_ONCE(xr_stacks[i].key, XR_SLOT_DEAD);
-	}
-	for (i = 0; i < XR_DEP_SIZE; i++) {
-		unsigned int k = READ_ONCE(xr_deps[i]);
-
-		if (k == XR_SLOT_FREE || k == XR_SLOT_DEAD)
-			continue;
-		if (xr_dep_involves(k, class_idx))
-			WRITE_ONCE(xr_deps[i], XR_SLOT_DEAD);
-	}
 }
 
 /* ---------------------------------------------------------------------
  * History.
  */
-static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
+static void xr_entry_fill(struct crosslock_hist_entry *e, unsigned int class_idx,
 			  unsigned long ip, unsigned int irq_context, u8 flags,
 			  u64 gen, unsigned int ctx)
 {
-	struct crosslock_hist_entry *e = &xt->hist[xt->nr_written % CROSSLOCK_HIST_SIZE];
-
 	e->ip = ip;
 	e->gen = gen;
 	e->ctx = ctx;
 	e->class_idx = class_idx;
 	e->irq_context = irq_context;
 	e->flags = flags;
+}
+
+static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
+			  unsigned long ip, unsigned int irq_context, u8 flags,
+			  u64 gen, unsigned int ctx)
+{
+	struct crosslock_hist_entry *e = &xt->hist[xt->nr_written % CROSSLOCK_HIST_SIZE];
+
+	xr_entry_fill(e, class_idx, ip, irq_context, flags, gen, ctx);
 	xr_span_add(&xt->span[irq_context], e, xt->nr_written);
 	xt->nr_written++;
 	xt->repeat_ip = 0;
@@ -809,12 +864,7 @@ static void xr_hist_insert(struct crosslock_task *xt, unsigned int class_idx,
 
 	elem = xr_chain_elem(class_idx, flags);
 	e = &xt->hist[pos % CROSSLOCK_HIST_SIZE];
-	e->ip = ip;
-	e->gen = gen;
-	e->ctx = ctx;
-	e->class_idx = class_idx;
-	e->irq_context = irq_context;
-	e->flags = flags;
+	xr_entry_fill(e, class_idx, ip, irq_context, flags, gen, ctx);
 	if (s->ctx != ctx || !s->last_gen) {
 		/* the first entry of a new instance: later ones are another's */
 		s->ctx = ctx;
@@ -1098,13 +1148,15 @@ static bool xr_released(struct crosslock *xmap)
  * earlier one did not: lockdep itself would find the chain in its cache.
  * Such waits share the chain cache with the commits, under their own tag.
  */
-static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx)
+static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx,
+		       unsigned int epoch)
 {
 	u64 tag = (u64)class_idx << 8 | xr_irq_context(curr) << 2 |
 		  !!lockdep_hardirqs_enabled() << 1 |
 		  !!lockdep_softirqs_enabled(curr);
 
-	return xr_mix(curr->curr_chain_key ^ xr_spread(tag | BIT_ULL(41))) ?: 1;
+	return xr_mix(curr->curr_chain_key ^ xr_spread(tag | BIT_ULL(41)) ^
+		      xr_spread_epoch(epoch)) ?: 1;
 }
 
 /*
@@ -1125,7 +1177,7 @@ static __always_inline void xr_check_wait(struct lockdep_map *map,
 	if (!curr->lockdep_depth || class_idx < 0)
 		return;
 	epoch = atomic_read(&xr_chains_epoch);
-	key = xr_wait_key(curr, class_idx);
+	key = xr_wait_key(curr, class_idx, epoch);
 	if (xr_chain_cached(key)) {
 		crosslock_counter_inc(CROSSLOCK_COUNTER_WAITS_CACHED);
 		return;
@@ -1137,7 +1189,7 @@ static __always_inline void xr_check_wait(struct lockdep_map *map,
 
 /*
  * Remember the call site's stack for the report and, for an acquisition
- * that waits (@wait: CROSSLOCK_HIST_WAIT), put the wait
+ * that waits (@wait: CROSSLOCK_HIST_WAIT, maybe with CROSSLOCK_HIST_OWNED), put the wait
  * in the history: a crosslock released later by this context depends on
  * it.  @crosslock: @map is a crosslock's (not a wait noted by
  * crosslock_wait()), and its class is marked as such from now on.
@@ -1327,13 +1379,13 @@ EXPORT_SYMBOL_GPL(crosslock_give_up);
  */
 static bool xr_commit_entry(struct crosslock_snapshot *c, struct crosslock_hist_entry *e)
 {
-	unsigned int key = xr_dep_key(c->xhlock.class_idx, e->class_idx,
-				      e->flags & CROSSLOCK_HIST_READ_MASK);
+	/* made before lockdep's check: see xr_dep_remember() */
+	u64 entry = xr_dep_entry(c->xhlock.class_idx, e->class_idx,
+				 e->flags & CROSSLOCK_HIST_READ_MASK);
 	struct held_lock next = { };
 	enum crosslock_dep_result ret;
-	u64 gen;
 
-	if (xr_dep_cached(key)) {
+	if (xr_dep_cached(entry)) {
 		crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_CACHED);
 		return true;
 	}
@@ -1346,7 +1398,6 @@ static bool xr_commit_entry(struct crosslock_snapshot *c, struct crosslock_hist_
 
 	crosslock_counter_inc(CROSSLOCK_COUNTER_DEPS_CHECKED);
 	c->entry_flags = e->flags;
-	gen = atomic64_read(&crosslock_gen);
 	crosslock_report_enter(c);
 	ret = crosslock_add_dep(&c->xhlock, &next,
 				crosslock_stack_lookup(e->class_idx, e->ip));
@@ -1362,7 +1413,7 @@ static bool xr_commit_entry(struct crosslock_snapshot *c, struct crosslock_hist_
 		fallthrough;
 	case CROSSLOCK_DEP_KNOWN:
 		/* reported or not, lockdep has it now */
-		xr_dep_remember(key, c->xhlock.class_idx, e->class_idx, gen);
+		xr_dep_remember(entry);
 	}
 	return true;
 }
@@ -1386,12 +1437,16 @@ static unsigned int xr_commit_depth(struct crosslock_task *xt, struct crosslock_
  * acquisition.  Entries of other context instances (the task under an
  * interrupt, a previous work item) are skipped.  A typical lock becomes a
  * dependency of the crosslock; so does a wait for another crosslock, which
- * has to end before this context can release this one, and so does a lock
- * of another crosslock with one owner (a folio lock taken before the end
- * of a folio's writeback).  A crosslock never depends on its own class:
- * folio locks taken in a row, or a wait for a completion of the class
- * being completed, are ordered by instance, which a class cannot tell
- * apart.  Entries whose class was freed since are skipped.
+ * has to end before this context can release this one.  A crosslock never
+ * depends on its own class, and a crosslock with one owner never on
+ * another one (a folio lock, writeback, a buffer lock): folio locks taken
+ * in a row, the buffers of a locked folio, or a wait for a completion of
+ * the class being completed, are ordered by instance, which a class cannot
+ * tell apart; and an I/O completion that runs in the submitter's context
+ * (a plug flushed by the task) would otherwise commit what the task took
+ * since it queued the I/O, which the completion never waited for (see
+ * Documentation/locking/crossrelease.rst).  Entries whose class was freed
+ * since are skipped.
  *
  * Returns false if a dependency was left out: lockdep went off, or a
  * class was freed.  Entries lost to the ring are not: they are not part
@@ -1412,6 +1467,8 @@ static bool xr_commit_walk(struct crosslock_task *xt, struct crosslock_snapshot 
 		if (e->irq_context != c->irq_context || e->ctx != ctx)
 			continue;
 		if (e->class_idx == c->xhlock.class_idx)
+			continue;
+		if (c->owned && (e->flags & CROSSLOCK_HIST_OWNED))
 			continue;
 		if (unlikely(!xr_class_alive(e->class_idx, e->gen))) {
 			crosslock_counter_inc(CROSSLOCK_COUNTER_STALE_ENTRIES);
@@ -1443,7 +1500,7 @@ static void xr_commit_hist(struct task_struct *curr, struct crosslock_snapshot *
 	u64 sum, key = 0;
 
 	if (xr_chain_sum(xt, c, ctx, &sum)) {
-		key = xr_chain_key(c, sum);
+		key = xr_chain_key(c, sum, epoch);
 		if (xr_chain_cached(key)) {
 			crosslock_counter_inc(CROSSLOCK_COUNTER_CHAINS_CACHED);
 			return;
@@ -1884,7 +1941,8 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	 * item's flush) may close a cycle at its first wait, and a cycle
 	 * through a crosslock is reported without switching lockdep off.
 	 */
-	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, true, 0);
+	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED,
+				    ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
@@ -1953,7 +2011,8 @@ void crosslock_owner_lock(struct lockdep_map *map, struct crosslock_owner *o,
 		return;
 	}
 	/* the wait's entry is older than the acquisition, as with two calls */
-	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, true, 0);
+	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED,
+				    ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 	xr_owner_take(o, ip);
 }

@@ -75,9 +75,10 @@ void crosslock_cycle_print_end(struct lock_list *cycle, bool full);
 void crosslock_reports_reset(void);
 unsigned int crosslock_max_reports_get(void);
 unsigned int crosslock_max_reports_set(unsigned int max);
-void crosslock_dep_cache_add(unsigned int xclass, unsigned int class, u64 gen);
+u64 crosslock_dep_cache_entry(unsigned int xclass, unsigned int class);
+void crosslock_dep_cache_add(u64 entry);
 bool crosslock_dep_cache_has(unsigned int xclass, unsigned int class);
-unsigned int crosslock_dep_cache_dead(void);
+unsigned int crosslock_dep_cache_stale(void);
 void crosslock_class_tables_forget(bool (*gone)(const void *owner, void *arg),
 				   void *arg);
 

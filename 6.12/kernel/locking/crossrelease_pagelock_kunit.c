@@ -506,41 +506,6 @@ static void pl_writeback_class_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
-/*
- * A folio locked in the context that ends another folio's writeback (an
- * end-I/O work item, f2fs_gc() moving a page from its writeback path)
- * counts for that writeback like any lock: (PG_writeback) -> (PG_locked).
- * With a wait for writeback under a folio lock, (PG_locked) ->
- * (PG_writeback), that is the cycle of "f2fs: fix potential deadlock in
- * f2fs_balance_fs()".  One task plays both halves, so nothing can hang.
- */
-static void pl_folio_lock_before_end_writeback_reported(struct kunit *test)
-{
-	struct pl_ctx *ctx = test->priv;
-	static const struct lockdep_kunit_report cycle = {
-		.headline = LOCKDEP_KUNIT_CIRCULAR,
-		.lines = { PG_CLASS, WB_CLASS },
-		.crossrelease = true,
-	};
-
-	skip_unless_writeback(test);
-	lockdep_kunit_expect_xr_report(test);
-
-	folio_lock(ctx->g);
-	folio_wait_writeback(ctx->f);	/* none under way: could have been */
-	folio_unlock(ctx->g);		/* (PG_locked) -> (PG_writeback) */
-
-	folio_lock(ctx->f);
-	folio_start_writeback(ctx->f);
-	folio_unlock(ctx->f);
-	folio_lock(ctx->g);
-	folio_end_writeback(ctx->f);	/* (PG_writeback) -> (PG_locked) */
-	folio_unlock(ctx->g);
-
-	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &cycle);
-	lockdep_kunit_reset();
-}
-
 /* The wait type of the class named @name, or -1 if there is none */
 static int pl_class_wait_type(const char *name)
 {
@@ -749,7 +714,6 @@ static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_writeback_wait_reported),
 	KUNIT_CASE(pl_writeback_wait_quiet),
 	KUNIT_CASE(pl_writeback_class_quiet),
-	KUNIT_CASE(pl_folio_lock_before_end_writeback_reported),
 	KUNIT_CASE(pl_classes_sleep),
 #ifdef CONFIG_BUFFER_HEAD
 	KUNIT_CASE(pl_buffer_lock_reported),
