@@ -17,6 +17,9 @@
 #                 with stock lockdep, fixed tree; build/bugs/table.md
 #   make torture  lockdep selftests, locktorture/rcutorture, KASAN, debug
 #                 objects, small tables, lifecycle faults; build/torture/table.md
+#   make xfstests fstests (xfstests) under crossrelease, kvm-xfstests style:
+#                 Debian image (mmdebstrap), FS=ext4|xfs|btrfs, TESTS=/GROUP=;
+#                 results in build/xfstests/results/<fs>/<V>/
 # BASE=6.12 works on the 6.12 series (6.12/, build/6.12/) instead of 6.1's
 # (run on 6.12 so far: test, soak, tree, export, series up to checkpatch;
 # bugs is 6.1 only).
@@ -32,7 +35,7 @@ ARGS ?=
 S := scripts
 
 .NOTPARALLEL:
-.PHONY: demo test series export absorb check-overlay bench soak torture bugs shell kunit deps tree build initramfs clean distclean
+.PHONY: demo test series export absorb check-overlay bench soak torture bugs xfstests shell kunit deps tree build initramfs clean distclean
 
 demo: initramfs
 	@bash $(S)/demo.sh $(V) $(ARGS)
@@ -87,6 +90,17 @@ torture: deps tree
 # table.md); BUGS="case ..." runs some of them.  Not part of CI.
 bugs: deps tree
 	@bash $(S)/bugs.sh all $(BUGS)
+
+# fstests in QEMU on the "xfstests" kernel (build/out-xfstests: the soak
+# kernel + configs/xfstests.config), a Debian root image built with
+# mmdebstrap (build/xfstests/); V=plain boots it with crossrelease=off.
+# FS="ext4 xfs", TESTS="generic/001 ...", GROUP=quick, EXCLUDE=...  Not part of CI.
+FS ?= ext4
+TESTS ?=
+GROUP ?=
+EXCLUDE ?=
+xfstests: deps tree
+	@FS="$(FS)" TESTS="$(TESTS)" GROUP="$(GROUP)" EXCLUDE="$(EXCLUDE)" V=$(V) bash $(S)/xfstests.sh all $(ARGS)
 
 clean:
 	@echo ">> clean: removing build outputs (keeping the trees and build/ccache)"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Configure (when fragments or series changed) and build a kernel variant.
-#   build.sh [plain|xr|soak|noproc|torture|tables|kcsan] -> build/out-<variant>/arch/x86/boot/bzImage
+#   build.sh [plain|xr|soak|xfstests|noproc|torture|tables|kcsan] -> build/out-<variant>/arch/x86/boot/bzImage
 #   ARCH=arm64 build.sh [plain|xr] -> build/out-<variant>-arm64/arch/arm64/boot/Image
 #   (cross-built with Debian's gcc-aarch64-linux-gnu)
 # plain and xr start from allnoconfig, with configs/<ARCH>.config after
 # debug.config (the architecture's console, interrupt controller, ...); soak (make soak) from x86_64
-# defconfig + the tree's kernel/configs/kvm_guest.config; noproc is xr
+# defconfig + the tree's kernel/configs/kvm_guest.config; xfstests (make
+# xfstests) is soak plus configs/xfstests.config; noproc is xr
 # without /proc (CONFIG_PROC_FS=n), built only to show that it links;
 # torture (make torture) is xr with lockdep's selftests, the torture
 # modules, KASAN and debug objects; tables is xr with the one small table
@@ -22,12 +23,13 @@ case $V in
 plain) FRAGS=("${DBG[@]}") ;;
 xr)    FRAGS=("${DBG[@]}" configs/crossrelease.config configs/bugs.config) ;;
 soak)  FRAGS=(configs/soak.config); BASE=defconfig; TFRAGS=(kernel/configs/kvm_guest.config) ;;
+xfstests) FRAGS=(configs/soak.config configs/xfstests.config); BASE=defconfig; TFRAGS=(kernel/configs/kvm_guest.config) ;;
 noproc) FRAGS=("${DBG[@]}" configs/crossrelease.config configs/noproc.config) ;;
 torture) FRAGS=("${DBG[@]}" configs/crossrelease.config configs/torture.config) ;;
 kcsan)  FRAGS=("${DBG[@]}" configs/crossrelease.config configs/kcsan.config) ;;
 tables) [ -f "$BUILD/tables.config" ] || die "tables: write build/tables.config first (scripts/torture.sh does)"
 	FRAGS=("${DBG[@]}" configs/crossrelease.config build/tables.config) ;;
-*)     die "unknown variant '$V' (plain|xr|soak|noproc|torture|tables|kcsan)" ;;
+*)     die "unknown variant '$V' (plain|xr|soak|xfstests|noproc|torture|tables|kcsan)" ;;
 esac
 OUT=$OUTROOT/out-$V$ASUF
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
