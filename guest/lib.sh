@@ -86,6 +86,27 @@ stat_figures() {
 	EOF
 }
 
+# boot_verdict REPORTS: the boot's figures (lockdep's tables and counters,
+# the REPORTS found in dmesg) and the test "no report, lockdep on"
+boot_verdict() {
+	local dl
+
+	stat_figures lockdep debug_locks crossrelease lock-classes \
+		"direct dependencies" "dependency chains" "stack-trace entries"
+	dl=$(lockdep_stat debug_locks)
+	figure reports "$1"
+	figure debug_locks "$dl"
+	figure tracking "$(lockdep_stat "crossrelease tracking")"
+	figure commits "$(lockdep_stat "crossrelease commits")"
+	figure deps_added "$(lockdep_stat "crossrelease deps added")"
+	figure misuse "$(lockdep_stat "crossrelease misuse warnings")"
+	if [ "$1" = 0 ] && [ "$dl" = 1 ]; then
+		ktap_ok "no report, lockdep on"
+	else
+		ktap_fail "no report, lockdep on"
+	fi
+}
+
 # dmesg_mark: where the kernel log ends now; since MARK: the lines after
 # it; count_since MARK ERE: how many of them match
 dmesg_mark() { dmesg | wc -l; }

@@ -225,9 +225,7 @@ static bool __init need_lockdep_pagelock(void)
 	if (!pagelock_wanted || !crosslock_enabled())
 		return false;
 	nr_folio_slots = writeback_wanted ? 2 : 1;
-	/* an owner per bit, then a class id per bit (rounded up to a word) */
-	crosslock_folio_ops.size = nr_folio_slots * sizeof(struct crosslock_owner) +
-				   sizeof(u64);
+	crosslock_folio_ops.size = nr_folio_slots * sizeof(struct crosslock_owner);
 	return true;
 }
 
@@ -250,19 +248,14 @@ struct page_ext_operations crosslock_folio_ops = {
 };
 
 /*
- * What a bit's slot holds: the owner, and the class the bit was taken in,
- * for a release that finds the folio gone from its mapping (truncated, or
- * the source of a migration): it commits in the class its waiters saw.
+ * A bit's slot holds the owner, with the class the bit was taken in, for a
+ * release that finds the folio gone from its mapping (truncated, or the
+ * source of a migration): it commits in the class its waiters saw.
  */
-struct folio_state {
-	struct crosslock_owner	owner;
-	u8			class_id;
-};
-
 #define FOLIO_CLASS_NONE	0	/* folio_maps[] */
 #define FOLIO_CLASS_ANON	1	/* anon_maps[] */
 #define FOLIO_CLASS_AOPS	2	/* + the index in aops_classes[] */
-static_assert(FOLIO_CLASS_AOPS + AOPS_CLASSES <= U8_MAX);
+static_assert(FOLIO_CLASS_AOPS + AOPS_CLASSES <= U8_MAX);	/* ->class_id */
 
 static u8 folio_class_id(struct lockdep_map *map, enum folio_bit bit)
 {
@@ -284,23 +277,13 @@ static struct lockdep_map *folio_class_of_id(u8 id, enum folio_bit bit)
 	return &folio_maps[bit];
 }
 
-/*
- * A folio's state is kept in the page_ext of its first page: an owner per
- * bit, then a class id per bit.
- */
+/* A folio's state is kept in the page_ext of its first page: an owner per bit */
 static struct crosslock_owner *folio_owner(struct page_ext *page_ext,
 					   enum folio_bit bit)
 {
 	struct crosslock_owner *slots = (void *)page_ext + crosslock_folio_ops.offset;
 
 	return &slots[bit];
-}
-
-static u8 *folio_owner_class(struct page_ext *page_ext, enum folio_bit bit)
-{
-	struct crosslock_owner *slots = (void *)page_ext + crosslock_folio_ops.offset;
-
-	return (u8 *)&slots[nr_folio_slots] + bit;
 }
 
 /*
@@ -339,7 +322,7 @@ static void folio_owner_put(void)
  */
 static __always_inline bool folio_put_state(struct page *page,
 					    enum folio_bit bit,
-					    const struct folio_state *new,
+					    const struct crosslock_owner *new,
 					    struct crosslock_owner *old)
 {
 	struct page_ext *page_ext = folio_owner_get(page);
@@ -349,10 +332,10 @@ static __always_inline bool folio_put_state(struct page *page,
 		return false;
 	o = folio_owner(page_ext, bit);
 	old->gen = READ_ONCE(o->gen);
-	WRITE_ONCE(o->ip, new->owner.ip);
-	WRITE_ONCE(o->pid, new->owner.pid);
-	WRITE_ONCE(o->gen, new->owner.gen);
-	WRITE_ONCE(*folio_owner_class(page_ext, bit), new->class_id);
+	WRITE_ONCE(o->ip, new->ip);
+	o->pid = new->pid;
+	o->class_id = new->class_id;
+	WRITE_ONCE(o->gen, new->gen);
 	folio_owner_put();
 	return true;
 }
@@ -363,7 +346,7 @@ static __always_inline bool folio_put_state(struct page *page,
  */
 static __always_inline bool folio_take_state(struct page *page,
 					     enum folio_bit bit,
-					     struct folio_state *state)
+					     struct crosslock_owner *state)
 {
 	struct page_ext *page_ext = folio_owner_get(page);
 	struct crosslock_owner *o;
@@ -371,10 +354,10 @@ static __always_inline bool folio_take_state(struct page *page,
 	if (!page_ext)
 		return false;
 	o = folio_owner(page_ext, bit);
-	state->owner.gen = READ_ONCE(o->gen);
-	state->owner.pid = READ_ONCE(o->pid);
-	state->owner.ip = READ_ONCE(o->ip);
-	state->class_id = READ_ONCE(*folio_owner_class(page_ext, bit));
+	state->gen = READ_ONCE(o->gen);
+	state->pid = o->pid;
+	state->class_id = o->class_id;
+	state->ip = READ_ONCE(o->ip);
 	WRITE_ONCE(o->gen, 0);
 	folio_owner_put();
 	return true;
@@ -394,21 +377,20 @@ static void folio_bit_wait(struct folio *folio, enum folio_bit bit,
 static void folio_bit_acquire(struct folio *folio, enum folio_bit bit,
 			      unsigned long ip, bool waited)
 {
-	struct folio_state new;
-	struct crosslock_owner old;
+	struct crosslock_owner new, old;
 	struct lockdep_map *map;
 
 	map = folio_class(folio, bit);
 	new.class_id = folio_class_id(map, bit);
-	new.owner.gen = 0;
+	new.gen = 0;
 	if (waited)
-		crosslock_owner_lock(map, &new.owner, ip);
+		crosslock_owner_lock(map, &new, ip);
 	else
-		crosslock_owner_acquire(map, &new.owner, ip);
-	if (!new.owner.gen)	/* not tracked: crossrelease is off */
+		crosslock_owner_acquire(map, &new, ip);
+	if (!new.gen)	/* not tracked: crossrelease is off */
 		return;
 	if (!folio_put_state(&folio->page, bit, &new, &old))
-		crosslock_owner_release(map, &new.owner, false);
+		crosslock_owner_release(map, &new, false);
 	else if (unlikely(old.gen))
 		crosslock_owner_replaced(&old);
 }
@@ -428,27 +410,29 @@ static struct lockdep_map *folio_release_class(struct folio *folio,
 }
 
 /*
- * A bit set before tracking started, or copied (tail pages of a split
- * folio), is simply not tracked: no warning.
+ * A bit set before tracking started, or copied to the tail pages of a
+ * split folio, is not tracked: its release is counted, not warned about.
  */
 static void folio_bit_release(struct folio *folio, enum folio_bit bit,
 			      bool commit)
 {
-	struct folio_state state;
+	struct crosslock_owner state;
 
 	/*
 	 * Commit from a copy, outside page_ext_get()'s RCU read section,
 	 * which would otherwise show up in reports as a held lock.  The bit
 	 * is still set: no new owner can come in between.
 	 */
-	if (!folio_take_state(&folio->page, bit, &state))
+	if (!folio_take_state(&folio->page, bit, &state)) {
+		crosslock_owner_untracked(CROSSLOCK_UNTRACKED_NO_STATE);
 		return;
+	}
 	if (!commit)
-		crosslock_owner_release(&folio_maps[bit], &state.owner, false);
+		crosslock_owner_release(&folio_maps[bit], &state, false);
 	/* the class is looked up only for a release that commits something */
-	else if (!crosslock_owner_try_release(&state.owner))
+	else if (!crosslock_owner_try_release(&state))
 		crosslock_owner_release(folio_release_class(folio, bit, state.class_id),
-					&state.owner, true);
+					&state, true);
 }
 
 /* The slow paths of the hooks in <linux/lockdep_pagelock.h> */
@@ -503,12 +487,47 @@ EXPORT_SYMBOL_GPL(__crosslock_folio_release);
  */
 void __crosslock_folio_free(struct page *page)
 {
-	struct folio_state state;
+	struct crosslock_owner state;
 	unsigned int bit;
 
 	for (bit = 0; bit < nr_folio_slots; bit++)
 		if (folio_take_state(page, bit, &state))
-			crosslock_owner_release(&folio_maps[bit], &state.owner, false);
+			crosslock_owner_release(&folio_maps[bit], &state, false);
+}
+
+/*
+ * A split copies the lock bit of @head's folio to the first page of every
+ * new folio, @new_nr pages apart, @nr in all.  The split keeps @kept locked
+ * for its caller, who unlocks it later: it gets a copy of the head's
+ * record.  The others are unlocked by the split itself, right after the
+ * head, or before the caller's unlock of @kept, in the same context: what
+ * they would commit, the head's or @kept's unlock commits.
+ */
+void __crosslock_folio_split(struct page *head, unsigned int nr,
+			     unsigned int new_nr, struct page *kept)
+{
+	struct page_ext *page_ext;
+	struct crosslock_owner state, old;
+	unsigned int i;
+
+	page_ext = folio_owner_get(head);
+	if (!page_ext)
+		return;
+	state = *folio_owner(page_ext, FOLIO_LOCKED);
+	folio_owner_put();
+	for (i = new_nr; i < nr; i += new_nr) {
+		if (head + i != kept) {
+			page_ext = folio_owner_get(head + i);
+			if (!page_ext)
+				continue;
+			crosslock_owner_mark_untracked(folio_owner(page_ext, FOLIO_LOCKED),
+						       CROSSLOCK_UNTRACKED_SPLIT);
+			folio_owner_put();
+		} else if (folio_put_state(kept, FOLIO_LOCKED, &state, &old)) {
+			crosslock_owner_replaced(&old);
+			crosslock_owner_copied(&state);
+		}
+	}
 }
 
 #ifdef CONFIG_LOCKDEP_WRITEBACK

@@ -14,6 +14,26 @@
 #include <linux/crossrelease_types.h>
 #include <linux/jump_label.h>
 
+/**
+ * enum crosslock_untracked - why an owned crosslock's release has no record
+ * @CROSSLOCK_UNTRACKED_UNSEEN:   its bit was set where no hook saw it: before
+ *                                the tracking began, or by a raw bit operation
+ *                                (set_buffer_locked())
+ * @CROSSLOCK_UNTRACKED_SPLIT:    a tail page of a split folio, whose lock was
+ *                                the head's: the head's record is committed by
+ *                                the unlock of the head, or of the page the
+ *                                split kept locked, in the same context
+ * @CROSSLOCK_UNTRACKED_NO_STATE: the instance has no room for a record (a page
+ *                                without page_ext)
+ * @CROSSLOCK_UNTRACKED_NR:       number of causes
+ */
+enum crosslock_untracked {
+	CROSSLOCK_UNTRACKED_UNSEEN,
+	CROSSLOCK_UNTRACKED_SPLIT,
+	CROSSLOCK_UNTRACKED_NO_STATE,
+	CROSSLOCK_UNTRACKED_NR,
+};
+
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
 
 DECLARE_STATIC_KEY_TRUE(crosslock_on_key);
@@ -58,11 +78,27 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 void crosslock_owner_lock(struct lockdep_map *map, struct crosslock_owner *o,
 			  unsigned long ip);
 void crosslock_owner_replaced(struct crosslock_owner *old);
+void crosslock_owner_copied(const struct crosslock_owner *o);
 bool crosslock_owner_try_release(struct crosslock_owner *o);
 bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 			     bool commit);
+void crosslock_owner_untracked(enum crosslock_untracked cause);
 
 extern atomic_t crosslock_nr_in_flight;
+
+/**
+ * crosslock_owner_mark_untracked - say why @o's release will have no record
+ * @o:     the state of an owned crosslock instance, not acquired
+ * @cause: why its bit is set without a record
+ *
+ * The release counts it under @cause in /proc/lockdep_stats.
+ */
+static inline void crosslock_owner_mark_untracked(struct crosslock_owner *o,
+						  enum crosslock_untracked cause)
+{
+	WRITE_ONCE(o->gen, 0);
+	WRITE_ONCE(o->ip, cause);
+}
 
 /*
  * A crosslock's class sleeps, as its waits do: lockdep then reports a wait
@@ -143,6 +179,10 @@ static inline void crosslock_owner_lock(struct lockdep_map *map,
 					struct crosslock_owner *o,
 					unsigned long ip) { }
 static inline void crosslock_owner_replaced(struct crosslock_owner *old) { }
+static inline void crosslock_owner_copied(const struct crosslock_owner *o) { }
+static inline void crosslock_owner_untracked(enum crosslock_untracked cause) { }
+static inline void crosslock_owner_mark_untracked(struct crosslock_owner *o,
+						  enum crosslock_untracked cause) { }
 
 static inline bool crosslock_owner_try_release(struct crosslock_owner *o)
 {

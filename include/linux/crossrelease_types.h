@@ -62,15 +62,20 @@ struct crosslock {
  *       acquired.  A lock held for more than 2^32 generations looks younger
  *       than it is, which can only hide dependencies, never invent one.
  * @pid: who acquired it
- * @ip:  and where
+ * @class_id: the primitive's own number for the class it was acquired in,
+ *       so that the release need not look the class up again
+ * @ip:  where it was acquired; while not acquired, why its release would
+ *       have no record, if the primitive knows (enum crosslock_untracked)
  *
  * For crosslocks whose own bit already serialises owners (a folio lock):
  * the primitive keeps one of these per instance, 16 bytes on 64-bit, and
- * its class in a shared lockdep map.
+ * its class in a shared lockdep map.  The bit orders every access to
+ * @pid and @class_id; @gen and @ip are also read without it.
  */
 struct crosslock_owner {
 	unsigned int	gen;
-	pid_t		pid;
+	unsigned int	pid:24;
+	unsigned int	class_id:8;
 	unsigned long	ip;
 };
 

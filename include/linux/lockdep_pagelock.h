@@ -35,6 +35,8 @@ void __crosslock_folio_lock(struct folio *folio, unsigned long ip);
 void __crosslock_folio_release(struct folio *folio, bool commit,
 			       unsigned long ip);
 void __crosslock_folio_free(struct page *page);
+void __crosslock_folio_split(struct page *head, unsigned int nr,
+			     unsigned int new_nr, struct page *kept);
 bool crosslock_folio_owned(struct folio *folio);
 const char *crosslock_folio_class_name(struct folio *folio);
 bool crosslock_writeback_owned(struct folio *folio);
@@ -129,6 +131,20 @@ static __always_inline void crosslock_folio_free(struct page *page)
 		__crosslock_folio_free(page);
 }
 
+/*
+ * crosslock_folio_split - a locked folio of @nr pages at @head was split
+ * into folios of @new_nr pages, each with the lock bit set; the split keeps
+ * @kept locked for its caller and unlocks the others
+ */
+static __always_inline void crosslock_folio_split(struct page *head,
+						  unsigned int nr,
+						  unsigned int new_nr,
+						  struct page *kept)
+{
+	if (crosslock_folio_enabled())
+		__crosslock_folio_split(head, nr, new_nr, kept);
+}
+
 #else /* !CONFIG_LOCKDEP_PAGELOCK */
 
 static inline void crosslock_folio_wait(struct folio *folio,
@@ -148,6 +164,9 @@ static inline void crosslock_folio_lock(struct folio *folio,
 static inline void crosslock_folio_release(struct folio *folio, bool commit,
 					   unsigned long ip) { }
 static inline void crosslock_folio_free(struct page *page) { }
+static inline void crosslock_folio_split(struct page *head, unsigned int nr,
+					 unsigned int new_nr,
+					 struct page *kept) { }
 static inline bool crosslock_folio_enabled(void) { return false; }
 static inline bool crosslock_folio_owned(struct folio *folio) { return false; }
 static inline const char *crosslock_folio_class_name(struct folio *folio)

@@ -10,6 +10,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
+#include <linux/panic.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -829,6 +830,126 @@ static void xr_dep_cache_forgets_freed_class(struct kunit *test)
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
+/* Crosslocks and mutexes, a class each, for cases that need many classes */
+#define XR_POOL		72	/* more than 64 of each: see xr_memo_kept_apart() */
+
+struct xr_pool {
+	struct lock_class_key	xkey[XR_POOL], mkey[XR_POOL];
+	struct crosslock	x[XR_POOL];
+	struct mutex		m[XR_POOL];
+	int			xidx[XR_POOL], midx[XR_POOL];
+};
+
+static struct xr_pool *xr_pool_create(struct kunit *test)
+{
+	struct xr_pool *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < XR_POOL; i++) {
+		lockdep_register_key(&p->xkey[i]);
+		crosslock_init_map(&p->x[i], "(xr)test_pool", &p->xkey[i], 0);
+		p->xidx[i] = class_idx_of(&p->x[i].map);
+	}
+	for (i = 0; i < XR_POOL; i++) {
+		lockdep_register_key(&p->mkey[i]);
+		mutex_init(&p->m[i]);
+		lockdep_set_class_and_name(&p->m[i], &p->mkey[i], "xr_test_pool");
+		p->midx[i] = class_idx_of(&p->m[i].dep_map);
+	}
+	return p;
+}
+
+static void xr_pool_destroy(struct xr_pool *p)
+{
+	int i;
+
+	for (i = 0; i < XR_POOL; i++) {
+		mutex_destroy(&p->m[i]);
+		lockdep_unregister_key(&p->mkey[i]);
+		lockdep_unregister_key(&p->xkey[i]);
+	}
+	kfree(p);
+}
+
+/* Two of @idx, @lo and @hi, whose class indexes are 64 apart; false if none */
+static bool xr_pool_64_apart(const int *idx, int *lo, int *hi)
+{
+	for (*lo = 0; *lo < XR_POOL; (*lo)++) {
+		for (*hi = 0; *hi < XR_POOL; (*hi)++) {
+			if (idx[*lo] >= 0 && idx[*hi] == idx[*lo] + 64)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The memo of printed cycles tells any two cycles apart: M_a -> X_b -> M_a
+ * and M_c -> X_d -> M_c, their class indexes a + 64 = c and b = d + 64,
+ * have the same sum of indexes and the same indexes modulo 64, and are
+ * both printed.
+ */
+static void xr_memo_kept_apart(struct kunit *test)
+{
+	long printed = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED);
+	long brief = crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_BRIEF);
+	struct xr_pool *p;
+	int a, b, c, d;
+
+	if (!lockdep_kunit_xr_goes_on())
+		kunit_skip(test, "booted with crossrelease.max_reports=0");
+	p = xr_pool_create(test);
+	if (!xr_pool_64_apart(p->midx, &a, &c) ||
+	    !xr_pool_64_apart(p->xidx, &d, &b)) {
+		xr_pool_destroy(p);
+		kunit_skip(test, "no classes 64 apart");
+	}
+
+	wait_then_commit(&p->x[b], &p->m[a], &p->m[a]);
+	wait_then_commit(&p->x[d], &p->m[c], &p->m[c]);
+	KUNIT_EXPECT_EQ(test,
+			crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_PRINTED) +
+			crosslock_counter_read(CROSSLOCK_COUNTER_REPORTS_BRIEF),
+			printed + brief + 2);
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+	xr_pool_destroy(p);
+}
+
+/*
+ * A class name is cut to the buffer it is printed in, its version and
+ * subclass too, without writing past the buffer (or asking vsnprintf() to,
+ * which it refuses with a warning).
+ */
+static void xr_class_name_cut(struct kunit *test)
+{
+	bool warned = test_taint(TAINT_WARN);
+	static const char name[] = "xr_test_a_class_of_a_long_name";
+	struct lock_class_key *key = kunit_kzalloc(test, sizeof(*key), GFP_KERNEL);
+	char buf[40];
+	struct lockdep_map map;
+	int idx;
+
+	KUNIT_ASSERT_NOT_NULL(test, key);
+	lockdep_register_key(key);
+	lockdep_init_map(&map, name, key, 0);
+	lock_acquire_exclusive(&map, 1, 0, NULL, _THIS_IP_);	/* subclass 1 */
+	lock_release(&map, _THIS_IP_);
+	KUNIT_ASSERT_NOT_NULL(test, map.class_cache[1]);
+	idx = crosslock_class_of(map.class_cache[1]);
+
+	memset(buf, 'X', sizeof(buf));
+	crosslock_class_name(idx, buf, 8);
+	KUNIT_EXPECT_STREQ(test, buf, "xr_test");
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 8, 'X', sizeof(buf) - 8));
+	crosslock_class_name(idx, buf, 32);
+	KUNIT_EXPECT_STREQ(test, buf, "xr_test_a_class_of_a_long_name/");
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 32, 'X', sizeof(buf) - 32));
+	if (!warned)
+		KUNIT_EXPECT_FALSE(test, test_taint(TAINT_WARN));
+	lockdep_unregister_key(key);
+}
+
 /* Two work items in a row in one worker: the second releases X. */
 static void take_m_fn(struct work_struct *work)
 {
@@ -1284,6 +1405,8 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE_PARAM(xr_irq_ignores_task, xr_irq_gen_params),
 	KUNIT_CASE(xr_opportunistic_irq_in_task_section_quiet),
 	KUNIT_CASE(xr_dep_cache_forgets_freed_class),
+	KUNIT_CASE(xr_memo_kept_apart),
+	KUNIT_CASE(xr_class_name_cut),
 	KUNIT_CASE(xr_new_work_item_quiet),
 	KUNIT_CASE(xr_history_overflow_quiet),
 	KUNIT_CASE(xr_second_commit_adds_nothing),

@@ -31,6 +31,7 @@ struct pl_ctx {
 	struct lockdep_kunit_fixture fx; /* fx.m: the lock of the scenarios */
 	struct folio *f, *g;		/* two folios nobody else knows */
 	struct buffer_head *bh, *bh2;	/* two buffer heads of no page */
+	struct page *page;		/* where a case moves @bh2 */
 	struct completion locked;	/* a helper kthread locked @f */
 	struct completion go;		/* ... and may go on */
 	long misuse;
@@ -352,14 +353,16 @@ static void pl_set_clear_balanced(struct kunit *test)
  * The page cache locks a new folio with __folio_set_locked() before anyone
  * can see it, and folio_unlock() unlocks it when the read is done: a lock
  * and an unlock like any other, committed, not a misuse.  A lock bit set
- * behind lockdep's back (copied to the pages of a split, or set before
- * tracking began) has no owner recorded: its unlock is counted as
- * untracked, silently, and is no misuse either.
+ * behind lockdep's back (a raw bit operation, or before tracking began)
+ * has no owner recorded: its unlock is counted as untracked, "set unseen",
+ * silently, and is no misuse either.
  */
 static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
-	long untracked = crosslock_counter_read(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
+	enum crosslock_counter_id unseen = CROSSLOCK_COUNTER_UNTRACKED +
+					   CROSSLOCK_UNTRACKED_UNSEEN;
+	long untracked = crosslock_counter_read(unseen);
 
 	__folio_set_locked(ctx->f);
 	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->f));
@@ -372,8 +375,7 @@ static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 	folio_unlock(ctx->f);
 	KUNIT_EXPECT_FALSE(test, folio_test_locked(ctx->f));
 	/* at least: other folios may be unlocked untracked meanwhile */
-	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_OWNER_UNTRACKED),
-			untracked + 1);
+	KUNIT_EXPECT_GE(test, crosslock_counter_read(unseen), untracked + 1);
 	expect_quiet(test, ctx);
 }
 
@@ -646,6 +648,52 @@ static void pl_buffer_lock_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/* Z: puts @bh2 over @page, takes M, then unlocks @bh2. */
+static void move_take_m_and_unlock_buffer_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	set_bh_page(ctx->bh2, ctx->page, 0);
+	lockdep_kunit_take_m(&ctx->fx);
+	unlock_buffer(ctx->bh2);
+	complete(&ctx->go);
+}
+
+/*
+ * A buffer is unlocked in the class it was locked in, whatever it belongs
+ * to at the unlock: X locks a buffer of no page ("(BH_Lock)buffer"), Z
+ * puts it over a page of a tmpfs file, takes M and unlocks it.  M held
+ * while another buffer of no page is locked closes the cycle; committed
+ * in the class the buffer has at the unlock, the dependency would be lost.
+ */
+static void pl_buffer_moved_while_locked_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	struct file *file;
+
+	skip_unless_buffer(test);
+	file = shmem_kernel_file_setup("pl_test", PAGE_SIZE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	ctx->page = shmem_read_mapping_page(file->f_mapping, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->page));
+	lockdep_kunit_expect_xr_report(test);
+
+	run_buffer_pair(test, ctx, move_take_m_and_unlock_buffer_fn);
+	KUNIT_EXPECT_STRNEQ(test, crosslock_buffer_class_name(ctx->bh2), BH_CLASS);
+	ctx->bh2->b_page = NULL;
+	ctx->bh2->b_data = NULL;
+
+	mutex_lock(&ctx->fx.m);
+	lock_buffer(ctx->bh);
+	unlock_buffer(ctx->bh);
+	mutex_unlock(&ctx->fx.m);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &bh_cycle);
+	lockdep_kunit_reset();
+	put_page(ctx->page);
+	fput(file);
+}
+
 /*
  * Two buffers locked in a row and unlocked in the other order, and a bit
  * set behind lockdep's back: no report, no misuse.
@@ -715,6 +763,7 @@ static struct kunit_case pl_test_cases[] = {
 #ifdef CONFIG_BLOCK
 	KUNIT_CASE(pl_buffer_lock_reported),
 	KUNIT_CASE(pl_buffer_lock_quiet),
+	KUNIT_CASE(pl_buffer_moved_while_locked_reported),
 	KUNIT_CASE(pl_buffer_two_and_untracked_quiet),
 	KUNIT_CASE(pl_buffer_on_slab_quiet),
 #endif

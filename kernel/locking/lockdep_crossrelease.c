@@ -39,6 +39,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
+#include <linux/threads.h>
 #include <asm/sections.h>
 
 #include "lockdep_internals.h"
@@ -1947,6 +1948,9 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
 
+/* crosslock_owner::pid has 24 bits */
+static_assert(PID_MAX_LIMIT <= 1 << 24);
+
 /* Fill @o as the current context's acquisition of an owned crosslock */
 static __always_inline void xr_owner_take(struct crosslock_owner *o,
 					  unsigned long ip)
@@ -2034,6 +2038,47 @@ void crosslock_owner_replaced(struct crosslock_owner *old)
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_replaced);
 
+/**
+ * crosslock_owner_copied - an acquired state was copied to a second instance
+ * @o: the copy
+ *
+ * A split folio's lock bit goes to the page the split keeps locked: the
+ * copy is released, and committed, on its own.
+ */
+void crosslock_owner_copied(const struct crosslock_owner *o)
+{
+	if (xr_enabled && o->gen)
+		atomic_inc(&crosslock_nr_in_flight);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_copied);
+
+/**
+ * crosslock_owner_untracked - count a release that has no record
+ * @cause: why it has none
+ *
+ * For a primitive that found no room for the state at all; a state that is
+ * there but not acquired is counted by the release itself.
+ */
+void crosslock_owner_untracked(enum crosslock_untracked cause)
+{
+	if (xr_enabled)
+		crosslock_counter_inc(CROSSLOCK_COUNTER_UNTRACKED + cause);
+}
+EXPORT_SYMBOL_GPL(crosslock_owner_untracked);
+
+/*
+ * @o is not acquired: count its release under the cause the primitive left
+ * in ->ip, or as unseen if ->ip still holds a former owner's call site.
+ */
+static void xr_owner_count_untracked(const struct crosslock_owner *o)
+{
+	unsigned long cause = o->ip;
+
+	if (cause >= CROSSLOCK_UNTRACKED_NR)
+		cause = CROSSLOCK_UNTRACKED_UNSEEN;
+	crosslock_counter_inc(CROSSLOCK_COUNTER_UNTRACKED + cause);
+}
+
 /* Take @o out of what is in flight */
 static void xr_owner_drop(struct crosslock_owner *o)
 {
@@ -2062,7 +2107,7 @@ bool crosslock_owner_try_release(struct crosslock_owner *o)
 	if (!xr_enabled)
 		return true;
 	if (!gen) {
-		crosslock_counter_inc(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
+		xr_owner_count_untracked(o);
 		return true;
 	}
 	if (xr_hist_written_since(current, xr_owner_gen(gen)))
@@ -2091,7 +2136,7 @@ static noinline void xr_owner_commit(struct lockdep_map *map,
 		return;
 	xr_mark_class(class_idx);
 	xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip), acquired,
-		       READ_ONCE(o->pid));
+		       o->pid);
 	c.owned = true;
 	xr_commit_run(&c);
 	crosslock_lockdep_exit(flags);
@@ -2116,7 +2161,7 @@ bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 	if (!xr_enabled)
 		return true;
 	if (!gen) {
-		crosslock_counter_inc(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
+		xr_owner_count_untracked(o);
 		return false;
 	}
 	if (commit) {

@@ -50,7 +50,12 @@ static const char *const xr_counter_names[CROSSLOCK_COUNTER_COUNT] = {
 	[CROSSLOCK_COUNTER_MISUSE]		= "crossrelease misuse warnings",
 	[CROSSLOCK_COUNTER_OPPORTUNISTIC]	= "crossrelease opportunistic releases",
 	[CROSSLOCK_COUNTER_OWNER_STALE]	= "crossrelease owners replaced",
-	[CROSSLOCK_COUNTER_OWNER_UNTRACKED]	= "crossrelease owners untracked",
+	[CROSSLOCK_COUNTER_UNTRACKED + CROSSLOCK_UNTRACKED_UNSEEN] =
+		"crossrelease untracked, set unseen",
+	[CROSSLOCK_COUNTER_UNTRACKED + CROSSLOCK_UNTRACKED_SPLIT] =
+		"crossrelease untracked, split tails",
+	[CROSSLOCK_COUNTER_UNTRACKED + CROSSLOCK_UNTRACKED_NO_STATE] =
+		"crossrelease untracked, no state",
 	[CROSSLOCK_COUNTER_HIST_IMPLIED]	= "crossrelease hist implied",
 	[CROSSLOCK_COUNTER_HIST_REPEATED]	= "crossrelease hist repeated",
 	[CROSSLOCK_COUNTER_CHAINS_CACHED]	= "crossrelease commits cached",

@@ -10,6 +10,9 @@
 # which is where folio locks are taken and dropped (xr_filework).
 # test-ww_mutex, when built, runs too: its ABBA tests sequence distinct
 # ww_mutexes with completions, and it nests 2046 ww_mutexes of a class.
+# A huge page split at its second page leaves no folio unlock unrecorded:
+# the page the split keeps locked has the head's record, the others are
+# counted as split tails.
 # Output is KTAP; exit 0 on pass, 4 (KSFT_SKIP) if the kernel lacks what
 # the test needs.
 
@@ -24,7 +27,7 @@ tmp=/tmp/xr-workload.tmpfs
 filework=./xr_filework
 
 require_lockdep_on
-ktap_header 8
+ktap_header 9
 mark=$(dmesg | wc -l)
 
 workload_ext4_on_loop() {
@@ -96,6 +99,20 @@ workload_pressure() {
 	cat "$mnt"/big* > /dev/null && rm -f "$mnt"/big* && loop_umount
 }
 
+untracked() {
+	lockdep_stat "crossrelease untracked, $1"
+}
+
+workload_thp_split() {
+	unseen=$(untracked "set unseen")
+	tails=$(untracked "split tails")
+	"$filework" thpsplit || return $?
+	unseen=$(($(untracked "set unseen") - unseen))
+	tails=$(($(untracked "split tails") - tails))
+	echo "# unlocks without a record: $unseen unseen, $tails split tails"
+	[ "$unseen" -eq 0 ] && [ "$tails" -ge 510 ]
+}
+
 workload_modules() {
 	# module load and unload: kthreads, workqueues, debugfs, RCU barriers
 	i=0
@@ -146,6 +163,16 @@ else
 	else
 		ktap_fail "memory pressure reclaims ext4 page cache"
 	fi
+fi
+if [ ! -x "$filework" ] || [ ! -e /sys/kernel/debug/split_huge_pages ]; then
+	ktap_ok "huge page split # SKIP no xr_filework or no THP"
+else
+	workload_thp_split && rc=0 || rc=$?
+	case $rc in
+	0) ktap_ok "huge page split: every folio unlock recorded or a split tail" ;;
+	4) ktap_ok "huge page split # SKIP no huge page made" ;;
+	*) ktap_fail "huge page split: every folio unlock recorded or a split tail" ;;
+	esac
 fi
 check_no_report_since "$mark" "no lockdep report during the workload"
 check_lockdep_on "lockdep still on after the workload"

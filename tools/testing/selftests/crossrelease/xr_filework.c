@@ -12,8 +12,13 @@
  *                              size of the machine
  *   xr_filework now            print CLOCK_MONOTONIC in microseconds, for
  *                              timings finer than /proc/uptime's 10 ms
+ *   xr_filework thpsplit       make an anonymous huge page and have the
+ *                              kernel split it at its second page
+ *                              (debugfs split_huge_pages): the split keeps
+ *                              that page locked and unlocks the others
  *
- * Exits 0 on success, 1 with a message on stderr otherwise.
+ * Exits 0 on success, 1 with a message on stderr otherwise, 4 if the
+ * kernel made no huge page.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +30,8 @@
 #include <unistd.h>
 
 #define FILE_SIZE	(4L << 20)
+#define HUGE_SIZE	(2UL << 20)
+#define SPLIT_FILE	"/sys/kernel/debug/split_huge_pages"
 #define NR_FILES	4
 
 static int fail(const char *what, const char *path)
@@ -149,6 +156,53 @@ static int pressure(int pct)
 	return munmap(p, len) ? fail("munmap", "anonymous") : 0;
 }
 
+/* AnonHugePages of this process, in kB */
+static long anon_huge_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int thp_split(void)
+{
+	char *p, *huge;
+	FILE *f;
+
+	p = mmap(NULL, 2 * HUGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap", "anonymous");
+	huge = (char *)(((unsigned long)p + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1));
+	if (madvise(huge, HUGE_SIZE, MADV_HUGEPAGE))
+		return fail("madvise", "MADV_HUGEPAGE");
+	memset(huge, 1, HUGE_SIZE);
+	if (anon_huge_kb() <= 0) {
+		printf("# no huge page was made\n");
+		return 4;
+	}
+	f = fopen(SPLIT_FILE, "w");
+	if (!f)
+		return fail("open", SPLIT_FILE);
+	fprintf(f, "%d,%#lx,%#lx", getpid(), (unsigned long)huge + 4096,
+		(unsigned long)huge + HUGE_SIZE);
+	if (fclose(f))
+		return fail("write", SPLIT_FILE);
+	if (anon_huge_kb() != 0) {
+		errno = EAGAIN;
+		return fail("split", SPLIT_FILE);
+	}
+	return munmap(p, 2 * HUGE_SIZE) ? fail("munmap", "anonymous") : 0;
+}
+
 static int now(void)
 {
 	struct timespec ts;
@@ -167,6 +221,9 @@ int main(int argc, char **argv)
 		return files(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "pressure"))
 		return pressure(atoi(argv[2]));
-	fprintf(stderr, "usage: %s files DIR | pressure PERCENT | now\n", argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "thpsplit"))
+		return thp_split();
+	fprintf(stderr, "usage: %s files DIR | pressure PERCENT | now | thpsplit\n",
+		argv[0]);
 	return 2;
 }
