@@ -182,6 +182,36 @@ static struct lockdep_map *buffer_lock_class(struct buffer_head *bh)
 	return map ?: &buffer_map;
 }
 
+/*
+ * The class a buffer was locked in, kept next to its owner: the unlock
+ * commits in it, without looking it up again (and in the class its waiters
+ * saw, should the buffer have changed hands meanwhile).
+ */
+#define BH_CLASS_NONE		0	/* buffer_map */
+#define BH_CLASS_BDEV		1	/* bdev_map */
+#define BH_CLASS_TABLE		2	/* + the index in bh_classes[] */
+static_assert(BH_CLASS_TABLE + BH_CLASSES <= U8_MAX);	/* ->class_id */
+
+static u8 bh_class_id(struct lockdep_map *map)
+{
+	unsigned long off = (void *)map - (void *)bh_classes;
+
+	if (map == &bdev_map)
+		return BH_CLASS_BDEV;
+	if (off < sizeof(bh_classes))
+		return BH_CLASS_TABLE + off / sizeof(struct bh_class);
+	return BH_CLASS_NONE;
+}
+
+static struct lockdep_map *bh_class_of_id(u8 id)
+{
+	if (id == BH_CLASS_BDEV)
+		return &bdev_map;
+	if (id >= BH_CLASS_TABLE)
+		return &bh_classes[id - BH_CLASS_TABLE].map;
+	return &buffer_map;
+}
+
 /**
  * crosslock_buffer_class_name - the name of @bh's lock class, for tests
  * @bh: the buffer head
@@ -228,26 +258,34 @@ static void buffer_put_owner(struct buffer_head *bh,
 {
 	crosslock_owner_replaced(&bh->b_lock_owner);
 	WRITE_ONCE(bh->b_lock_owner.ip, owner->ip);
-	WRITE_ONCE(bh->b_lock_owner.pid, owner->pid);
+	bh->b_lock_owner.pid = owner->pid;
+	bh->b_lock_owner.class_id = owner->class_id;
 	WRITE_ONCE(bh->b_lock_owner.gen, owner->gen);
+}
+
+/* @waited: the wait and the acquisition of a lock_buffer() that did not sleep */
+static void buffer_acquire(struct buffer_head *bh, unsigned long ip,
+			   bool waited)
+{
+	struct lockdep_map *map = buffer_lock_class(bh);
+	struct crosslock_owner owner = { .class_id = bh_class_id(map) };
+
+	if (waited)
+		crosslock_owner_lock(map, &owner, ip);
+	else
+		crosslock_owner_acquire(map, &owner, ip);
+	buffer_put_owner(bh, &owner);
 }
 
 void __crosslock_buffer_acquire(struct buffer_head *bh, unsigned long ip)
 {
-	struct crosslock_owner owner = { };
-
-	crosslock_owner_acquire(buffer_lock_class(bh), &owner, ip);
-	buffer_put_owner(bh, &owner);
+	buffer_acquire(bh, ip, false);
 }
 EXPORT_SYMBOL_GPL(__crosslock_buffer_acquire);
 
-/* The wait and the acquisition of a lock_buffer() that did not sleep */
 void __crosslock_buffer_lock(struct buffer_head *bh, unsigned long ip)
 {
-	struct crosslock_owner owner = { };
-
-	crosslock_owner_lock(buffer_lock_class(bh), &owner, ip);
-	buffer_put_owner(bh, &owner);
+	buffer_acquire(bh, ip, true);
 }
 EXPORT_SYMBOL_GPL(__crosslock_buffer_lock);
 
@@ -258,15 +296,16 @@ EXPORT_SYMBOL_GPL(__crosslock_buffer_lock);
 void __crosslock_buffer_release(struct buffer_head *bh)
 {
 	struct crosslock_owner owner = {
-		.ip	= READ_ONCE(bh->b_lock_owner.ip),
-		.pid	= READ_ONCE(bh->b_lock_owner.pid),
-		.gen	= READ_ONCE(bh->b_lock_owner.gen),
+		.ip		= READ_ONCE(bh->b_lock_owner.ip),
+		.pid		= bh->b_lock_owner.pid,
+		.class_id	= bh->b_lock_owner.class_id,
+		.gen		= READ_ONCE(bh->b_lock_owner.gen),
 	};
 
 	WRITE_ONCE(bh->b_lock_owner.gen, 0);
-	/* the class is looked up only for an unlock that commits something */
 	if (!crosslock_owner_try_release(&owner))
-		crosslock_owner_release(buffer_lock_class(bh), &owner, true);
+		crosslock_owner_release(bh_class_of_id(owner.class_id), &owner,
+					true);
 }
 EXPORT_SYMBOL_GPL(__crosslock_buffer_release);
 

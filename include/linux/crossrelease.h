@@ -65,6 +65,8 @@ bool crosslock_enabled(void);
 void crosslock_wait(struct lockdep_map *map, unsigned long ip);
 void crosslock_bound_begin(void);
 void crosslock_bound_end(void);
+void crosslock_bound_push(struct crosslock_bound *saved);
+void crosslock_bound_pop(const struct crosslock_bound *saved);
 void crosslock_opportunistic_begin(void);
 void crosslock_opportunistic_end(void);
 void crosslock_hide_begin(void);
@@ -160,6 +162,8 @@ static inline bool crosslock_on(void) { return false; }
 static inline void crosslock_wait(struct lockdep_map *map, unsigned long ip) { }
 static inline void crosslock_bound_begin(void) { }
 static inline void crosslock_bound_end(void) { }
+static inline void crosslock_bound_push(struct crosslock_bound *saved) { }
+static inline void crosslock_bound_pop(const struct crosslock_bound *saved) { }
 static inline void crosslock_opportunistic_begin(void) { }
 static inline void crosslock_opportunistic_end(void) { }
 static inline void crosslock_hide_begin(void) { }

@@ -97,7 +97,6 @@ struct crosslock_owner {
 /* Flags of a history entry */
 #define CROSSLOCK_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */
 #define CROSSLOCK_HIST_WAIT		0x04	/* a wait on a crosslock */
-#define CROSSLOCK_HIST_OWNED		0x08	/* ... with one owner at a time */
 
 /*
  * One acquisition in a task's history: which class, where, when (the
@@ -167,10 +166,23 @@ struct crosslock_task {
 	struct crosslock_hist_entry	hist[CROSSLOCK_HIST_SIZE];
 };
 
+/**
+ * struct crosslock_bound - a task's bounded section, saved
+ * @bound:   its crosslock_task::bound
+ * @bounded: its crosslock_task::bounded
+ *
+ * Kept on the stack by crosslock_bound_push() and crosslock_bound_pop().
+ */
+struct crosslock_bound {
+	unsigned int	bound;
+	u8		bounded;
+};
+
 #else /* !CONFIG_LOCKDEP_CROSSRELEASE */
 
 struct crosslock { };
 struct crosslock_owner { };
+struct crosslock_bound { };
 
 #define STATIC_CROSSLOCK_INIT(_name, _key, _flags)	{ }
 

@@ -11,6 +11,7 @@
  * class of its own, registered and dropped with the case.
  */
 #include <kunit/test.h>
+#include <linux/bio.h>
 #include <linux/buffer_head.h>
 #include <linux/gfp.h>
 #include <linux/lockdep_pagelock.h>
@@ -480,6 +481,90 @@ static void pl_writeback_wait_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/* The cycle M -> (PG_writeback) -> (PG_locked) -> M */
+static const struct lockdep_kunit_report wb_pg_cycle = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(pl_test_M)", PG_CLASS, WB_CLASS },
+	.crossrelease = true,
+};
+
+/* Writeback of @g started, as a file system's writepages does */
+static void start_writeback_of_g(struct pl_ctx *ctx)
+{
+	folio_lock(ctx->g);
+	folio_start_writeback(ctx->g);
+	folio_unlock(ctx->g);
+}
+
+/* (PG_locked) -> M, then writeback of @g waited for under M */
+static void learn_pg_then_m_and_wait_writeback(struct pl_ctx *ctx)
+{
+	learn_pg_then_m(ctx);
+	mutex_lock(&ctx->fx.m);
+	folio_wait_writeback(ctx->g);
+	mutex_unlock(&ctx->fx.m);
+}
+
+#ifdef CONFIG_BLOCK
+static void end_writeback_of_g_bio(struct bio *bio)
+{
+	struct pl_ctx *ctx = bio->bi_private;
+
+	folio_end_writeback(ctx->g);
+}
+
+/*
+ * An I/O that completes in its submitter's context (a plug flushed by the
+ * writer, a driver that completes at once) commits only what the
+ * completion took: the end of writeback does not depend on the folio the
+ * writer locked after it queued the I/O, which the completion never
+ * waited for.  (Runs before the next case, whose true (PG_writeback) ->
+ * (PG_locked) stays in the graph: the classes are static.)
+ */
+static void pl_inline_bio_completion_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	struct bio bio;
+
+	skip_unless_writeback(test);
+	start_writeback_of_g(ctx);
+	folio_lock(ctx->f);			/* the writer's next folio */
+	bio_init(&bio, NULL, NULL, 0, 0);
+	bio.bi_end_io = end_writeback_of_g_bio;
+	bio.bi_private = ctx;
+	bio_endio(&bio);			/* the plug flushed */
+	folio_unlock(ctx->f);
+	learn_pg_then_m_and_wait_writeback(ctx);
+
+	expect_quiet(test, ctx);
+}
+#endif
+
+/*
+ * A folio lock waited for by the context that ends writeback is a
+ * dependency of the end, as any lock is: the sequence of "f2fs: fix
+ * potential deadlock in f2fs_balance_fs()", where the path that ends
+ * writeback locked a folio first (f2fs_gc() -> move_data_page()) while a
+ * task waited for that writeback with the folio locked.  Here M stands
+ * between the folio lock and the wait.
+ */
+static void pl_folio_lock_before_end_writeback_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	skip_unless_writeback(test);
+	lockdep_kunit_expect_xr_report(test);
+
+	start_writeback_of_g(ctx);
+	folio_lock(ctx->f);
+	folio_unlock(ctx->f);
+	folio_end_writeback(ctx->g);		/* (PG_writeback) -> (PG_locked) */
+	learn_pg_then_m_and_wait_writeback(ctx);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &wb_pg_cycle);
+	lockdep_kunit_reset();
+}
+
 /*
  * Writeback is a lock of its own: a folio locked under M and written back
  * while M is taken is no cycle, and the class says which bit it is.
@@ -759,6 +844,10 @@ static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_writeback_wait_reported),
 	KUNIT_CASE(pl_writeback_wait_quiet),
 	KUNIT_CASE(pl_writeback_class_quiet),
+#ifdef CONFIG_BLOCK
+	KUNIT_CASE(pl_inline_bio_completion_quiet),
+#endif
+	KUNIT_CASE(pl_folio_lock_before_end_writeback_reported),
 	KUNIT_CASE(pl_classes_sleep),
 #ifdef CONFIG_BLOCK
 	KUNIT_CASE(pl_buffer_lock_reported),

@@ -686,7 +686,7 @@ static u64 xr_spread_epoch(unsigned int epoch)
 static u64 xr_chain_key(struct crosslock_snapshot *c, u64 sum,
 			unsigned int epoch)
 {
-	u64 tag = (u64)c->xhlock.class_idx << 8 | c->irq_context << 1 | c->owned;
+	u64 tag = (u64)c->xhlock.class_idx << 8 | c->irq_context << 1;
 
 	return xr_mix(sum ^ xr_spread(tag | BIT_ULL(40)) ^
 		      xr_spread_epoch(epoch)) ?: 1;
@@ -1075,7 +1075,6 @@ static void xr_commit_fill(struct crosslock_snapshot *c, int class_idx,
 	c->xhlock.check = 1;
 	c->gen = gen;
 	c->pid = pid;
-	c->owned = false;
 	c->incomplete = false;
 	c->comm[0] = '\0';
 }
@@ -1190,10 +1189,10 @@ static __always_inline void xr_check_wait(struct lockdep_map *map,
 
 /*
  * Remember the call site's stack for the report and, for an acquisition
- * that waits (@wait: CROSSLOCK_HIST_WAIT, maybe with CROSSLOCK_HIST_OWNED), put the wait
- * in the history: a crosslock released later by this context depends on
- * it.  @crosslock: @map is a crosslock's (not a wait noted by
- * crosslock_wait()), and its class is marked as such from now on.
+ * that waits (@wait: CROSSLOCK_HIST_WAIT), put the wait in the history: a
+ * crosslock released later by this context depends on it.  @crosslock:
+ * @map is a crosslock's (not a wait noted by crosslock_wait()), and its
+ * class is marked as such from now on.
  *
  * The entry records @gen, the generation the wait began at, read with
  * interrupts disabled until now (0: read now, with them disabled): no
@@ -1437,17 +1436,14 @@ static unsigned int xr_commit_depth(struct crosslock_task *xt, struct crosslock_
  * Walk this context's history from the newest entry back to the crosslock's
  * acquisition.  Entries of other context instances (the task under an
  * interrupt, a previous work item) are skipped.  A typical lock becomes a
- * dependency of the crosslock; so does a wait for another crosslock, which
- * has to end before this context can release this one.  A crosslock never
- * depends on its own class, and a crosslock with one owner never on
- * another one (a folio lock, writeback, a buffer lock): folio locks taken
- * in a row, the buffers of a locked folio, or a wait for a completion of
- * the class being completed, are ordered by instance, which a class cannot
- * tell apart; and an I/O completion that runs in the submitter's context
- * (a plug flushed by the task) would otherwise commit what the task took
- * since it queued the I/O, which the completion never waited for (see
- * Documentation/locking/crossrelease.rst).  Entries whose class was freed
- * since are skipped.
+ * dependency of the crosslock; so does a wait for another crosslock, owned
+ * or not, which has to end before this context can release this one.  A
+ * crosslock never depends on its own class: folio locks taken in a row,
+ * or a wait for a completion of the class being completed, are ordered by
+ * instance, which a class cannot tell apart.  An I/O completion that runs
+ * in the submitter's context is bounded (crosslock_bound_push()), so that
+ * it does not commit what the task took since it queued the I/O.  Entries
+ * whose class was freed since are skipped.
  *
  * Returns false if a dependency was left out: lockdep went off, or a
  * class was freed.  Entries lost to the ring are not: they are not part
@@ -1468,8 +1464,6 @@ static bool xr_commit_walk(struct crosslock_task *xt, struct crosslock_snapshot 
 		if (e->irq_context != c->irq_context || e->ctx != ctx)
 			continue;
 		if (e->class_idx == c->xhlock.class_idx)
-			continue;
-		if (c->owned && (e->flags & CROSSLOCK_HIST_OWNED))
 			continue;
 		if (unlikely(!xr_class_alive(e->class_idx, e->gen))) {
 			crosslock_counter_inc(CROSSLOCK_COUNTER_STALE_ENTRIES);
@@ -1616,6 +1610,47 @@ void crosslock_bound_end(void)
 		current->crosslock.bounded = 0;
 }
 EXPORT_SYMBOL_GPL(crosslock_bound_end);
+
+/**
+ * crosslock_bound_push - start a bounded section that nests
+ * @saved: where the task's section, if any, is kept until
+ *         crosslock_bound_pop()
+ *
+ * For code that runs in its caller's context but not on its behalf: an
+ * I/O completion called in the submitter's context (bio_endio() from a
+ * plug flush, or from a driver that completes at once) commits only what
+ * it acquired itself, as it would in an interrupt.  What it acquired
+ * stays in the task's history, where the task's own later commits find
+ * it: the task did wait for it.
+ */
+void crosslock_bound_push(struct crosslock_bound *saved)
+{
+	struct crosslock_task *xt = &current->crosslock;
+
+	if (!in_task())
+		return;
+	saved->bound = xt->bound;
+	saved->bounded = xt->bounded;
+	xt->bound = xt->nr_written;
+	xt->bounded = 1;
+	xt->repeat_ip = 0;
+}
+EXPORT_SYMBOL_GPL(crosslock_bound_push);
+
+/**
+ * crosslock_bound_pop - end the section of crosslock_bound_push()
+ * @saved: the section it saved
+ */
+void crosslock_bound_pop(const struct crosslock_bound *saved)
+{
+	struct crosslock_task *xt = &current->crosslock;
+
+	if (!in_task())
+		return;
+	xt->bound = saved->bound;
+	xt->bounded = saved->bounded;
+}
+EXPORT_SYMBOL_GPL(crosslock_bound_pop);
 
 /**
  * crosslock_opportunistic_begin - releases from here on are opportunistic
@@ -1942,7 +1977,7 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	 * item's flush) may close a cycle at its first wait, and a cycle
 	 * through a crosslock is reported without switching lockdep off.
 	 */
-	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED,
+	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT,
 				    ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 }
@@ -2015,7 +2050,7 @@ void crosslock_owner_lock(struct lockdep_map *map, struct crosslock_owner *o,
 		return;
 	}
 	/* the wait's entry is older than the acquisition, as with two calls */
-	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT | CROSSLOCK_HIST_OWNED,
+	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT,
 				    ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 	xr_owner_take(o, ip);
@@ -2137,7 +2172,6 @@ static noinline void xr_owner_commit(struct lockdep_map *map,
 	xr_mark_class(class_idx);
 	xr_commit_fill(&c, class_idx, map, READ_ONCE(o->ip), acquired,
 		       o->pid);
-	c.owned = true;
 	xr_commit_run(&c);
 	crosslock_lockdep_exit(flags);
 }

@@ -19,7 +19,6 @@ struct crosslock_snapshot {
 	pid_t			pid;
 	char			comm[CROSSLOCK_COMM_LEN];
 	unsigned int		irq_context;
-	bool			owned;		/* a crosslock with one owner */
 	bool			incomplete;	/* the walk left a dependency out */
 	u8			entry_flags;	/* of the entry being committed */
 };

@@ -11,6 +11,7 @@
  * class of its own, registered and dropped with the case.
  */
 #include <kunit/test.h>
+#include <linux/bio.h>
 #include <linux/buffer_head.h>
 #include <linux/gfp.h>
 #include <linux/lockdep_pagelock.h>
@@ -31,6 +32,7 @@ struct pl_ctx {
 	struct lockdep_kunit_fixture fx; /* fx.m: the lock of the scenarios */
 	struct folio *f, *g;		/* two folios nobody else knows */
 	struct buffer_head *bh, *bh2;	/* two buffer heads of no page */
+	struct page *page;		/* where a case moves @bh2 */
 	struct completion locked;	/* a helper kthread locked @f */
 	struct completion go;		/* ... and may go on */
 	long misuse;
@@ -354,14 +356,16 @@ static void pl_set_clear_balanced(struct kunit *test)
  * The page cache locks a new folio with __folio_set_locked() before anyone
  * can see it, and folio_unlock() unlocks it when the read is done: a lock
  * and an unlock like any other, committed, not a misuse.  A lock bit set
- * behind lockdep's back (copied to the pages of a split, or set before
- * tracking began) has no owner recorded: its unlock is counted as
- * untracked, silently, and is no misuse either.
+ * behind lockdep's back (a raw bit operation, or before tracking began)
+ * has no owner recorded: its unlock is counted as untracked, "set unseen",
+ * silently, and is no misuse either.
  */
 static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
-	long untracked = crosslock_counter_read(CROSSLOCK_COUNTER_OWNER_UNTRACKED);
+	enum crosslock_counter_id unseen = CROSSLOCK_COUNTER_UNTRACKED +
+					   CROSSLOCK_UNTRACKED_UNSEEN;
+	long untracked = crosslock_counter_read(unseen);
 
 	__folio_set_locked(ctx->f);
 	KUNIT_EXPECT_TRUE(test, crosslock_folio_owned(ctx->f));
@@ -374,8 +378,7 @@ static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 	folio_unlock(ctx->f);
 	KUNIT_EXPECT_FALSE(test, folio_test_locked(ctx->f));
 	/* at least: other folios may be unlocked untracked meanwhile */
-	KUNIT_EXPECT_GE(test, crosslock_counter_read(CROSSLOCK_COUNTER_OWNER_UNTRACKED),
-			untracked + 1);
+	KUNIT_EXPECT_GE(test, crosslock_counter_read(unseen), untracked + 1);
 	expect_quiet(test, ctx);
 }
 
@@ -478,6 +481,90 @@ static void pl_writeback_wait_quiet(struct kunit *test)
 	mutex_unlock(&ctx->fx.m);
 
 	expect_quiet(test, ctx);
+}
+
+/* The cycle M -> (PG_writeback) -> (PG_locked) -> M */
+static const struct lockdep_kunit_report wb_pg_cycle = {
+	.headline = LOCKDEP_KUNIT_CIRCULAR,
+	.lines = { "(pl_test_M)", PG_CLASS, WB_CLASS },
+	.crossrelease = true,
+};
+
+/* Writeback of @g started, as a file system's writepages does */
+static void start_writeback_of_g(struct pl_ctx *ctx)
+{
+	folio_lock(ctx->g);
+	folio_start_writeback(ctx->g);
+	folio_unlock(ctx->g);
+}
+
+/* (PG_locked) -> M, then writeback of @g waited for under M */
+static void learn_pg_then_m_and_wait_writeback(struct pl_ctx *ctx)
+{
+	learn_pg_then_m(ctx);
+	mutex_lock(&ctx->fx.m);
+	folio_wait_writeback(ctx->g);
+	mutex_unlock(&ctx->fx.m);
+}
+
+#ifdef CONFIG_BLOCK
+static void end_writeback_of_g_bio(struct bio *bio)
+{
+	struct pl_ctx *ctx = bio->bi_private;
+
+	folio_end_writeback(ctx->g);
+}
+
+/*
+ * An I/O that completes in its submitter's context (a plug flushed by the
+ * writer, a driver that completes at once) commits only what the
+ * completion took: the end of writeback does not depend on the folio the
+ * writer locked after it queued the I/O, which the completion never
+ * waited for.  (Runs before the next case, whose true (PG_writeback) ->
+ * (PG_locked) stays in the graph: the classes are static.)
+ */
+static void pl_inline_bio_completion_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	struct bio bio;
+
+	skip_unless_writeback(test);
+	start_writeback_of_g(ctx);
+	folio_lock(ctx->f);			/* the writer's next folio */
+	bio_init(&bio, NULL, NULL, 0, 0);
+	bio.bi_end_io = end_writeback_of_g_bio;
+	bio.bi_private = ctx;
+	bio_endio(&bio);			/* the plug flushed */
+	folio_unlock(ctx->f);
+	learn_pg_then_m_and_wait_writeback(ctx);
+
+	expect_quiet(test, ctx);
+}
+#endif
+
+/*
+ * A folio lock waited for by the context that ends writeback is a
+ * dependency of the end, as any lock is: the sequence of "f2fs: fix
+ * potential deadlock in f2fs_balance_fs()", where the path that ends
+ * writeback locked a folio first (f2fs_gc() -> move_data_page()) while a
+ * task waited for that writeback with the folio locked.  Here M stands
+ * between the folio lock and the wait.
+ */
+static void pl_folio_lock_before_end_writeback_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	skip_unless_writeback(test);
+	lockdep_kunit_expect_xr_report(test);
+
+	start_writeback_of_g(ctx);
+	folio_lock(ctx->f);
+	folio_unlock(ctx->f);
+	folio_end_writeback(ctx->g);		/* (PG_writeback) -> (PG_locked) */
+	learn_pg_then_m_and_wait_writeback(ctx);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &wb_pg_cycle);
+	lockdep_kunit_reset();
 }
 
 /*
@@ -648,6 +735,52 @@ static void pl_buffer_lock_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/* Z: puts @bh2 over @page, takes M, then unlocks @bh2. */
+static void move_take_m_and_unlock_buffer_fn(void *data)
+{
+	struct pl_ctx *ctx = data;
+
+	folio_set_bh(ctx->bh2, page_folio(ctx->page), 0);
+	lockdep_kunit_take_m(&ctx->fx);
+	unlock_buffer(ctx->bh2);
+	complete(&ctx->go);
+}
+
+/*
+ * A buffer is unlocked in the class it was locked in, whatever it belongs
+ * to at the unlock: X locks a buffer of no page ("(BH_Lock)buffer"), Z
+ * puts it over a page of a tmpfs file, takes M and unlocks it.  M held
+ * while another buffer of no page is locked closes the cycle; committed
+ * in the class the buffer has at the unlock, the dependency would be lost.
+ */
+static void pl_buffer_moved_while_locked_reported(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+	struct file *file;
+
+	skip_unless_buffer(test);
+	file = shmem_kernel_file_setup("pl_test", PAGE_SIZE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	ctx->page = shmem_read_mapping_page(file->f_mapping, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->page));
+	lockdep_kunit_expect_xr_report(test);
+
+	run_buffer_pair(test, ctx, move_take_m_and_unlock_buffer_fn);
+	KUNIT_EXPECT_STRNEQ(test, crosslock_buffer_class_name(ctx->bh2), BH_CLASS);
+	ctx->bh2->b_folio = NULL;
+	ctx->bh2->b_data = NULL;
+
+	mutex_lock(&ctx->fx.m);
+	lock_buffer(ctx->bh);
+	unlock_buffer(ctx->bh);
+	mutex_unlock(&ctx->fx.m);
+
+	lockdep_kunit_expect_matches(test, &ctx->fx.cap, &bh_cycle);
+	lockdep_kunit_reset();
+	put_page(ctx->page);
+	fput(file);
+}
+
 /*
  * Two buffers locked in a row and unlocked in the other order, and a bit
  * set behind lockdep's back: no report, no misuse.
@@ -714,10 +847,15 @@ static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_writeback_wait_reported),
 	KUNIT_CASE(pl_writeback_wait_quiet),
 	KUNIT_CASE(pl_writeback_class_quiet),
+#ifdef CONFIG_BLOCK
+	KUNIT_CASE(pl_inline_bio_completion_quiet),
+#endif
+	KUNIT_CASE(pl_folio_lock_before_end_writeback_reported),
 	KUNIT_CASE(pl_classes_sleep),
 #ifdef CONFIG_BUFFER_HEAD
 	KUNIT_CASE(pl_buffer_lock_reported),
 	KUNIT_CASE(pl_buffer_lock_quiet),
+	KUNIT_CASE(pl_buffer_moved_while_locked_reported),
 	KUNIT_CASE(pl_buffer_two_and_untracked_quiet),
 	KUNIT_CASE(pl_buffer_on_slab_quiet),
 #endif
