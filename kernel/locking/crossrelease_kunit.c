@@ -835,9 +835,9 @@ static void xr_dep_cache_forgets_freed_class(struct kunit *test)
 
 struct xr_pool {
 	struct lock_class_key	xkey[XR_POOL], mkey[XR_POOL];
-	struct crosslock	x[XR_POOL];
-	struct mutex		m[XR_POOL];
-	int			xidx[XR_POOL], midx[XR_POOL];
+	struct crosslock	x[XR_POOL];	/* "(xr)test_pool", a class each */
+	struct mutex		m[XR_POOL];	/* "xr_test_pool", a class each */
+	int			xidx[XR_POOL], midx[XR_POOL];	/* their classes */
 };
 
 static struct xr_pool *xr_pool_create(struct kunit *test)
@@ -872,12 +872,12 @@ static void xr_pool_destroy(struct xr_pool *p)
 	kfree(p);
 }
 
-/* Two of @idx, @lo and @hi, whose class indexes are 64 apart; false if none */
-static bool xr_pool_64_apart(const int *idx, int *lo, int *hi)
+/* Two of @idx, @lo and @hi, whose class indexes are @d apart; false if none */
+static bool xr_pool_apart(const int *idx, int d, int *lo, int *hi)
 {
 	for (*lo = 0; *lo < XR_POOL; (*lo)++) {
 		for (*hi = 0; *hi < XR_POOL; (*hi)++) {
-			if (idx[*lo] >= 0 && idx[*hi] == idx[*lo] + 64)
+			if (idx[*lo] >= 0 && idx[*hi] == idx[*lo] + d)
 				return true;
 		}
 	}
@@ -885,10 +885,36 @@ static bool xr_pool_64_apart(const int *idx, int *lo, int *hi)
 }
 
 /*
+ * Crosslocks b and d and mutexes a and c whose class indexes are D apart
+ * (b = d + D, c = a + D), D a multiple of 64: {a, b} and {c, d} have the
+ * same sum and the same residues modulo 64.  Indexes freed by earlier
+ * cases are handed out again, so the pool's are not consecutive.
+ */
+static bool xr_pool_colliding(struct xr_pool *p, int *a, int *b, int *c,
+			      int *d)
+{
+	int i, j;
+
+	for (i = 0; i < XR_POOL; i++) {
+		for (j = 0; j < XR_POOL; j++) {
+			int delta = p->xidx[j] - p->xidx[i];
+
+			if (p->xidx[i] < 0 || delta <= 0 || delta % 64)
+				continue;
+			if (xr_pool_apart(p->midx, delta, a, c)) {
+				*b = j;
+				*d = i;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
  * The memo of printed cycles tells any two cycles apart: M_a -> X_b -> M_a
- * and M_c -> X_d -> M_c, their class indexes a + 64 = c and b = d + 64,
- * have the same sum of indexes and the same indexes modulo 64, and are
- * both printed.
+ * and M_c -> X_d -> M_c, whose class indexes have the same sum and the
+ * same residues modulo 64, are both printed.
  */
 static void xr_memo_kept_apart(struct kunit *test)
 {
@@ -900,10 +926,9 @@ static void xr_memo_kept_apart(struct kunit *test)
 	if (!lockdep_kunit_xr_goes_on())
 		kunit_skip(test, "booted with crossrelease.max_reports=0");
 	p = xr_pool_create(test);
-	if (!xr_pool_64_apart(p->midx, &a, &c) ||
-	    !xr_pool_64_apart(p->xidx, &d, &b)) {
+	if (!xr_pool_colliding(p, &a, &b, &c, &d)) {
 		xr_pool_destroy(p);
-		kunit_skip(test, "no classes 64 apart");
+		kunit_skip(test, "no colliding classes in the pool");
 	}
 
 	wait_then_commit(&p->x[b], &p->m[a], &p->m[a]);
