@@ -11,7 +11,7 @@
  * class of its own, registered and dropped with the case.
  */
 #include <kunit/test.h>
-#include <linux/bio.h>
+#include <linux/blkdev.h>
 #include <linux/buffer_head.h>
 #include <linux/gfp.h>
 #include <linux/lockdep_pagelock.h>
@@ -506,33 +506,36 @@ static void learn_pg_then_m_and_wait_writeback(struct pl_ctx *ctx)
 }
 
 #ifdef CONFIG_BLOCK
-static void end_writeback_of_g_bio(struct bio *bio)
+static void end_writeback_of_g_unplug(struct blk_plug_cb *cb,
+				      bool from_schedule)
 {
-	struct pl_ctx *ctx = bio->bi_private;
+	struct pl_ctx *ctx = cb->data;
 
 	folio_end_writeback(ctx->g);
+	kfree(cb);
 }
 
 /*
- * An I/O that completes in its submitter's context (a plug flushed by the
- * writer, a driver that completes at once) commits only what the
- * completion took: the end of writeback does not depend on the folio the
- * writer locked after it queued the I/O, which the completion never
- * waited for.  (Runs before the next case, whose true (PG_writeback) ->
- * (PG_locked) stays in the graph: the classes are static.)
+ * An I/O that completes in its submitter's context, when the writer's
+ * plug is flushed (or a driver completes it at once), commits only what
+ * the completion took: the end of writeback does not depend on the folio
+ * the writer locked after it queued the I/O, which the completion never
+ * waited for (a writer that sleeps on a lock flushes its plug first).
+ * (Runs before the next case, whose true (PG_writeback) -> (PG_locked)
+ * stays in the graph: the classes are static.)
  */
-static void pl_inline_bio_completion_quiet(struct kunit *test)
+static void pl_plug_flush_completion_quiet(struct kunit *test)
 {
 	struct pl_ctx *ctx = test->priv;
-	struct bio bio;
+	struct blk_plug plug;
 
 	skip_unless_writeback(test);
+	blk_start_plug(&plug);
 	start_writeback_of_g(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, blk_check_plugged(end_writeback_of_g_unplug, ctx,
+						      sizeof(struct blk_plug_cb)));
 	folio_lock(ctx->f);			/* the writer's next folio */
-	bio_init(&bio, NULL, NULL, 0, 0);
-	bio.bi_end_io = end_writeback_of_g_bio;
-	bio.bi_private = ctx;
-	bio_endio(&bio);			/* the plug flushed */
+	blk_finish_plug(&plug);			/* writeback of @g ends here */
 	folio_unlock(ctx->f);
 	learn_pg_then_m_and_wait_writeback(ctx);
 
@@ -845,7 +848,7 @@ static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_writeback_wait_quiet),
 	KUNIT_CASE(pl_writeback_class_quiet),
 #ifdef CONFIG_BLOCK
-	KUNIT_CASE(pl_inline_bio_completion_quiet),
+	KUNIT_CASE(pl_plug_flush_completion_quiet),
 #endif
 	KUNIT_CASE(pl_folio_lock_before_end_writeback_reported),
 	KUNIT_CASE(pl_classes_sleep),

@@ -1616,12 +1616,12 @@ EXPORT_SYMBOL_GPL(crosslock_bound_end);
  * @saved: where the task's section, if any, is kept until
  *         crosslock_bound_pop()
  *
- * For code that runs in its caller's context but not on its behalf: an
- * I/O completion called in the submitter's context (bio_endio() from a
- * plug flush, or from a driver that completes at once) commits only what
- * it acquired itself, as it would in an interrupt.  What it acquired
- * stays in the task's history, where the task's own later commits find
- * it: the task did wait for it.
+ * For code that may run, in its caller's context, what is not done on the
+ * caller's behalf: an I/O completion that a driver runs before
+ * submit_bio() returns, or that the flush of the task's plug runs, commits
+ * only what it acquired itself, as it would in an interrupt.  What it
+ * acquired stays in the task's history, where the task's own later
+ * commits find it: the task did wait for it.
  */
 void crosslock_bound_push(struct crosslock_bound *saved)
 {
