@@ -491,7 +491,7 @@ void __crosslock_folio_free(struct page *page)
 	unsigned int bit;
 
 	for (bit = 0; bit < nr_folio_slots; bit++)
-		if (folio_take_state(page, bit, &state))
+		if (folio_take_state(page, bit, &state) && state.gen)
 			crosslock_owner_release(&folio_maps[bit], &state, false);
 }
 

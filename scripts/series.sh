@@ -11,13 +11,16 @@
 #   sparse      C=2 on the series' C files: no warning the base lacks
 #   kernel-doc  -none on the new headers and sources: no warning
 #   htmldocs    Documentation/locking renders crossrelease.rst: no warning
+#   footprint   the lines the series adds and removes in existing files
+#               outside kernel/locking/, lib/ and Documentation/, per file
+#               (build/series/footprint.md, printed)
 # SERIES_STEPS="overlay am checkpatch" runs a subset (CI uses a subset);
 # SERIES_BISECT_FROM=N starts the bisect at patch N (the patches before it
 # built in an earlier run: build/series/bisect.txt lists each result).
 # Builds share build/ccache; cold, the whole run takes about 90 minutes.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-STEPS=${SERIES_STEPS:-overlay am checkpatch bisect matrix sparse kerneldoc htmldocs}
+STEPS=${SERIES_STEPS:-overlay am checkpatch bisect matrix sparse kerneldoc htmldocs footprint}
 OUTD=$BUILD/series
 CHK=$BUILD/series-check
 TABLE=$OUTD/table.md
@@ -216,6 +219,17 @@ if want htmldocs; then
 	hw=$(grep -E 'WARNING|ERROR' "$BUILD/logs/series-htmldocs.log" | grep -c -E 'crossrelease|lockdep_crossrelease|crosslock' || true)
 	[ -f "$out/Documentation/output/locking/crossrelease.html" ] && [ "$hw" = 0 ] && r=ok || r=FAIL
 	row htmldocs $r "Documentation/locking rendered, $hw warnings from the series"
+fi
+
+if want footprint; then
+	# existing files only (--diff-filter=M): the series' new files are its own
+	g diff --numstat --diff-filter=M base HEAD -- . ':!kernel/locking' ':!lib' \
+		':!Documentation' | sort -k1,1nr -k3 | awk '
+		BEGIN { print "| file | added | removed |"; print "|---|---:|---:|" }
+		{ printf "| %s | %d | %d |\n", $3, $1, $2; a += $1; r += $2; n++ }
+		END { printf "| **%d files** | **%d** | **%d** |\n", n, a, r }' > "$OUTD/footprint.md"
+	cat "$OUTD/footprint.md"
+	row footprint ok "$(tail -1 "$OUTD/footprint.md" | tr -d '*|' | awk '{print $3 " lines added, " $4 " removed in " $1 " files"}') outside lockdep (build/series/footprint.md)"
 fi
 
 g worktree remove --force "$CHK"

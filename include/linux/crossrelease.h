@@ -66,7 +66,7 @@ void crosslock_wait(struct lockdep_map *map, unsigned long ip);
 void crosslock_bound_begin(void);
 void crosslock_bound_end(void);
 void crosslock_bound_push(struct crosslock_bound *saved);
-void crosslock_bound_pop(const struct crosslock_bound *saved);
+void crosslock_bound_pop(struct crosslock_bound *saved);
 void crosslock_opportunistic_begin(void);
 void crosslock_opportunistic_end(void);
 void crosslock_hide_begin(void);
@@ -98,6 +98,7 @@ extern atomic_t crosslock_nr_in_flight;
 static inline void crosslock_owner_mark_untracked(struct crosslock_owner *o,
 						  enum crosslock_untracked cause)
 {
+	crosslock_owner_replaced(o);	/* a state still acquired is stale */
 	WRITE_ONCE(o->gen, 0);
 	WRITE_ONCE(o->ip, cause);
 }
@@ -163,7 +164,7 @@ static inline void crosslock_wait(struct lockdep_map *map, unsigned long ip) { }
 static inline void crosslock_bound_begin(void) { }
 static inline void crosslock_bound_end(void) { }
 static inline void crosslock_bound_push(struct crosslock_bound *saved) { }
-static inline void crosslock_bound_pop(const struct crosslock_bound *saved) { }
+static inline void crosslock_bound_pop(struct crosslock_bound *saved) { }
 static inline void crosslock_opportunistic_begin(void) { }
 static inline void crosslock_opportunistic_end(void) { }
 static inline void crosslock_hide_begin(void) { }

@@ -98,6 +98,10 @@ struct crosslock_owner {
 #define CROSSLOCK_HIST_READ_MASK	0x03	/* held_lock::read of the acquisition */
 #define CROSSLOCK_HIST_WAIT		0x04	/* a wait on a crosslock */
 
+/* crosslock_task::bounded: which kind of section bounds commits */
+#define CROSSLOCK_BOUND_BEGIN		1	/* crosslock_bound_begin() */
+#define CROSSLOCK_BOUND_PUSH		2	/* crosslock_bound_push() */
+
 /*
  * One acquisition in a task's history: which class, where, when (the
  * global crosslock generation it saw, 64 bits so that it never wraps), in
@@ -133,13 +137,18 @@ struct crosslock_span {
 	unsigned int	first_pos;
 };
 
+struct crosslock_bound;
+
 /**
  * struct crosslock_task - a task's crossrelease state
  * @nr_written: entries ever written; the newest is at (@nr_written - 1)
  * @ctx:        process-context instance, bumped per work item and syscall
  * @nr_waits:   crosslock acquisitions of this task not yet released by it
  * @bound:      @nr_written when the current bounded section began
- * @bounded:    in a bounded section (crosslock_bound_begin())
+ * @bounded:    in a bounded section: CROSSLOCK_BOUND_BEGIN for one of
+ *              crosslock_bound_begin(), CROSSLOCK_BOUND_PUSH for one of
+ *              crosslock_bound_push()
+ * @pushed:     the sections crosslock_bound_push() saved, innermost first
  * @opportunistic: depth of crosslock_opportunistic_begin() sections, per
  *              context kind (task, softirq, hardirq, hardirq over softirq)
  * @hidden:     depth of crosslock_hide_begin() sections: acquisitions
@@ -156,6 +165,7 @@ struct crosslock_task {
 	unsigned int		ctx;
 	unsigned int		nr_waits;
 	unsigned int		bound;
+	struct crosslock_bound	*pushed;
 	u8			bounded;
 	u8			hidden;
 	u8			opportunistic[4];
@@ -168,14 +178,17 @@ struct crosslock_task {
 
 /**
  * struct crosslock_bound - a task's bounded section, saved
- * @bound:   its crosslock_task::bound
+ * @outer:   the section saved before this one
+ * @bound:   its crosslock_task::bound, moved up with it when an entry is
+ *           put below it
  * @bounded: its crosslock_task::bounded
  *
  * Kept on the stack by crosslock_bound_push() and crosslock_bound_pop().
  */
 struct crosslock_bound {
-	unsigned int	bound;
-	u8		bounded;
+	struct crosslock_bound	*outer;
+	unsigned int		bound;
+	u8			bounded;
 };
 
 #else /* !CONFIG_LOCKDEP_CROSSRELEASE */

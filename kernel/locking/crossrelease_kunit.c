@@ -688,6 +688,28 @@ static void xr_repeat_in_new_section_reported(struct kunit *test)
 	crosslock_bound_end();
 }
 
+/*
+ * A section of crosslock_bound_push() (the submission of a bio, the flush
+ * of a plug) stays bounded through a crosslock_bound_begin()/end() pair
+ * inside it (a dma-fence signalled there): the commit in it does not see
+ * M, taken before it began, so M -> X -> M is no cycle.
+ */
+static void xr_bound_push_outlives_inner_end_quiet(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	struct crosslock_bound saved;
+
+	wait_under_m(ctx);
+	lockdep_kunit_take_m(&ctx->fx);
+	crosslock_bound_push(&saved);
+	crosslock_bound_begin();
+	crosslock_bound_end();
+	crosslock_commit(&ctx->x);
+	crosslock_bound_pop(&saved);
+	crosslock_release(&ctx->x, XR_IP);
+	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
+}
+
 /* A trylock never waits, so it is never a dependency. */
 static void xr_trylock_quiet(struct kunit *test)
 {
@@ -1426,6 +1448,7 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_nested_after_acquire_reported),
 	KUNIT_CASE(xr_repeat_after_acquire_reported),
 	KUNIT_CASE(xr_repeat_in_new_section_reported),
+	KUNIT_CASE(xr_bound_push_outlives_inner_end_quiet),
 	KUNIT_CASE(xr_trylock_quiet),
 	KUNIT_CASE_PARAM(xr_irq_ignores_task, xr_irq_gen_params),
 	KUNIT_CASE(xr_opportunistic_irq_in_task_section_quiet),

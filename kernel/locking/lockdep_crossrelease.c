@@ -245,6 +245,7 @@ void crosslock_init_task(struct task_struct *task)
 	task->crosslock.ctx = 0;
 	task->crosslock.nr_waits = 0;
 	task->crosslock.bounded = 0;
+	task->crosslock.pushed = NULL;
 	memset(task->crosslock.opportunistic, 0,
 	       sizeof(task->crosslock.opportunistic));
 	task->crosslock.hidden = 0;
@@ -826,6 +827,22 @@ static u64 xr_span_shift_sums(struct crosslock_task *xt, unsigned int pos,
 }
 
 /*
+ * An entry goes in at @pos: a bound above it, the current one or one a
+ * nested section saved, moves up with the entries it bounds.
+ */
+static void xr_bounds_shift(struct crosslock_task *xt, unsigned int pos)
+{
+	struct crosslock_bound *b;
+
+	if (xt->bounded && xt->bound > pos)
+		xt->bound++;
+	for (b = xt->pushed; b; b = b->outer) {
+		if (b->bounded && b->bound > pos)
+			b->bound++;
+	}
+}
+
+/*
  * Write an entry dated @gen, which may be older than the newest entries:
  * a wait is dated by the release it consumed, and that may come before
  * what this task acquired since.  Generations only grow along the ring
@@ -859,8 +876,7 @@ static void xr_hist_insert(struct crosslock_task *xt, unsigned int class_idx,
 		if (k != irq_context && xt->span[k].first_pos >= pos)
 			xt->span[k].first_pos++;
 	}
-	if (xt->bounded && xt->bound > pos)
-		xt->bound++;
+	xr_bounds_shift(xt, pos);
 	xt->nr_written++;
 
 	elem = xr_chain_elem(class_idx, flags);
@@ -1586,8 +1602,9 @@ EXPORT_SYMBOL_GPL(crosslock_wait);
  *
  * A crosslock released inside the section depends only on what this task
  * acquired inside it, e.g. a dma-fence signalled in a
- * dma_fence_begin_signalling() section.  Process context only; sections
- * do not nest (the outermost one counts).
+ * dma_fence_begin_signalling() section.  Process context only.  These
+ * sections do not nest (the outermost one counts), and inside a section
+ * of crosslock_bound_push(), which is narrower, they change nothing.
  */
 void crosslock_bound_begin(void)
 {
@@ -1595,7 +1612,7 @@ void crosslock_bound_begin(void)
 
 	if (in_task() && !xt->bounded) {
 		xt->bound = xt->nr_written;
-		xt->bounded = 1;
+		xt->bounded = CROSSLOCK_BOUND_BEGIN;
 		xt->repeat_ip = 0;
 	}
 }
@@ -1606,8 +1623,10 @@ EXPORT_SYMBOL_GPL(crosslock_bound_begin);
  */
 void crosslock_bound_end(void)
 {
-	if (in_task())
-		current->crosslock.bounded = 0;
+	struct crosslock_task *xt = &current->crosslock;
+
+	if (in_task() && xt->bounded == CROSSLOCK_BOUND_BEGIN)
+		xt->bounded = 0;
 }
 EXPORT_SYMBOL_GPL(crosslock_bound_end);
 
@@ -1631,8 +1650,10 @@ void crosslock_bound_push(struct crosslock_bound *saved)
 		return;
 	saved->bound = xt->bound;
 	saved->bounded = xt->bounded;
+	saved->outer = xt->pushed;
+	xt->pushed = saved;
 	xt->bound = xt->nr_written;
-	xt->bounded = 1;
+	xt->bounded = CROSSLOCK_BOUND_PUSH;
 	xt->repeat_ip = 0;
 }
 EXPORT_SYMBOL_GPL(crosslock_bound_push);
@@ -1641,12 +1662,13 @@ EXPORT_SYMBOL_GPL(crosslock_bound_push);
  * crosslock_bound_pop - end the section of crosslock_bound_push()
  * @saved: the section it saved
  */
-void crosslock_bound_pop(const struct crosslock_bound *saved)
+void crosslock_bound_pop(struct crosslock_bound *saved)
 {
 	struct crosslock_task *xt = &current->crosslock;
 
 	if (!in_task())
 		return;
+	xt->pushed = saved->outer;
 	xt->bound = saved->bound;
 	xt->bounded = saved->bounded;
 }
@@ -2184,7 +2206,8 @@ static noinline void xr_owner_commit(struct lockdep_map *map,
  *          opposed to dropping a lock nobody could have waited for)
  *
  * Return: false if the instance was not acquired as far as we know (its
- * lock bit was set before tracking began, or copied); nothing is done.
+ * lock bit was set before tracking began, or copied): the release is only
+ * counted, by the cause the primitive left in @o.
  */
 bool crosslock_owner_release(struct lockdep_map *map, struct crosslock_owner *o,
 			     bool commit)
