@@ -20,9 +20,10 @@
 #   make xfstests fstests (xfstests) under crossrelease, kvm-xfstests style:
 #                 Debian image (mmdebstrap), FS=ext4|xfs|btrfs, TESTS=/GROUP=;
 #                 results in build/xfstests/results/<fs>/<V>/
-# BASE=6.12 works on the 6.12 series (6.12/, build/6.12/) instead of 6.1's
-# (run on 6.12 so far: test, soak, tree, export, series up to checkpatch;
-# bugs is 6.1 only).
+# BASE=6.12 or BASE=7.3 works on that series (6.12/ or 7.3/, build/<base>/)
+# instead of 6.1's (run on 6.12 so far: test, soak, tree, export, series up
+# to checkpatch; on 7.3: test, tree, export, series up to checkpatch; bugs
+# is 6.1 only).
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
 # kernel command line arguments for the guest boot.  ARCH=arm64 cross-builds
 # and boots the arm64 kernel (build/out-<V>-arm64, qemu-system-aarch64

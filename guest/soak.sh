@@ -173,7 +173,7 @@ step_mix() { # ext4, xfs and btrfs at once, with sync and drop_caches loops
 }
 
 meminfo() { awk '/^(MemFree|SwapTotal|SwapFree):/ { printf "%s %d MiB  ", $1, $2 / 1024 } END { print "" }' /proc/meminfo; }
-step_migrate() { # compaction migrates mapped file folios while stress-ng faults on them
+step_migrate() { # compaction migrates and THP splits mapped file folios while stress-ng faults on them
 	base || return 1
 	[ -w /proc/sys/vm/compact_memory ] || { say "no compaction: skipped"; return 0; }
 	m0=$(awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat)
@@ -181,11 +181,15 @@ step_migrate() { # compaction migrates mapped file folios while stress-ng faults
 		--mmap 2 --mmap-file --mmap-bytes 32M --mmapfork 1 2>&1 &
 	p=$!
 	i=0
+	split=/sys/kernel/debug/split_huge_pages
 	while kill -0 $p 2>/dev/null; do
-		echo 1 > /proc/sys/vm/compact_memory; i=$((i + 1)); sleep 1
+		echo 1 > /proc/sys/vm/compact_memory; i=$((i + 1))
+		# every huge page of the system split while it may be locked
+		[ -w $split ] && echo 1 > $split
+		sleep 1
 	done
 	wait $p
-	say "migrate: $i compactions, $(( $(awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat) - m0 )) folios migrated"
+	say "migrate: $i compactions and THP splits, $(( $(awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat) - m0 )) folios migrated, thp_split_page $(awk '$1 == "thp_split_page" { print $2 }' /proc/vmstat)"
 }
 step_swap() { # swap file on ext4, anonymous memory beyond RAM, page cache writeback
 	base || return 1

@@ -887,8 +887,8 @@ static const struct file_operations run_fops = {
 static int features_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "completions %d\n",
-		   IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS));
-	seq_printf(m, "pagelock %d\n", IS_ENABLED(CONFIG_LOCKDEP_PAGELOCK));
+		   IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS) && crosslock_enabled());
+	seq_printf(m, "pagelock %d\n", crosslock_folio_enabled());
 	seq_printf(m, "writeback %d\n", crosslock_writeback_enabled());
 	seq_printf(m, "buflock %d\n", crosslock_buffer_enabled());
 	return 0;

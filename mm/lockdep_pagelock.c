@@ -419,9 +419,9 @@ static void folio_bit_release(struct folio *folio, enum folio_bit bit,
 	struct crosslock_owner state;
 
 	/*
-	 * Commit from a copy, outside page_ext_get()'s RCU read section,
-	 * which would otherwise show up in reports as a held lock.  The bit
-	 * is still set: no new owner can come in between.
+	 * Commit from a copy, taken out of page_ext with preemption
+	 * disabled only for the copy (see folio_owner_get()).  The bit is
+	 * still set: no new owner can come in between.
 	 */
 	if (!folio_take_state(&folio->page, bit, &state)) {
 		crosslock_owner_untracked(CROSSLOCK_UNTRACKED_NO_STATE);

@@ -31,6 +31,12 @@ tables) [ -f "$BUILD/tables.config" ] || die "tables: write build/tables.config 
 	FRAGS=("${DBG[@]}" configs/crossrelease.config build/tables.config) ;;
 *)     die "unknown variant '$V' (plain|xr|soak|xfstests|noproc|torture|tables|kcsan)" ;;
 esac
+# every variant but plain tests dma-fences: with the base's dma-buf tests
+DMABUF=configs/dmabuf.config
+[ "$BDIR" != "$ROOT" ] && [ -f "$BDIR/configs/dmabuf.config" ] && DMABUF=${BDIR#"$ROOT"/}/configs/dmabuf.config
+[ "$V" = plain ] || FRAGS+=("$DMABUF")
+# and what a base needs of its own for a variant (7.3: KUnit's autorun)
+[ "$BDIR" != "$ROOT" ] && [ -f "$BDIR/configs/$V.config" ] && FRAGS+=("${BDIR#"$ROOT"/}/configs/$V.config")
 OUT=$OUTROOT/out-$V$ASUF
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 # Paths relative to build/ so that clones of the repo share one cache.

@@ -4,8 +4,8 @@ say() { echo ">> $*"; }
 warn() { echo "!! WARNING: $*" >&2; }
 die() { echo "!! ERROR: $*" >&2; exit 1; }
 
-# Base kernel (make BASE=6.12 ...): 6.1 (default) or 6.12.  What is
-# particular to 6.12 lives under 6.12/: its pinned package
+# Base kernel (make BASE=6.12 ...): 6.1 (default), 6.12 or 7.3.  What is
+# particular to 6.12 lives under 6.12/ (7.3's under 7.3/): its pinned package
 # (6.12/base.version), its series (6.12/patches/) and the files it adds
 # that differ from 6.1's (6.12/<kernel path>, see 6.12/README.md).  Its
 # tree, outputs and logs are under build/6.12/; ccache is shared.
@@ -13,7 +13,8 @@ BASE=${BASE:-6.1}
 case $BASE in
 6.1)  BDIR=$ROOT; BUILD=$ROOT/build ;;
 6.12) BDIR=$ROOT/6.12; BUILD=$ROOT/build/6.12 ;;
-*)    die "unsupported BASE '$BASE' (6.1 or 6.12)" ;;
+7.3)  BDIR=$ROOT/7.3; BUILD=$ROOT/build/7.3 ;;
+*)    die "unsupported BASE '$BASE' (6.1, 6.12 or 7.3)" ;;
 esac
 PATCHES=$BDIR/patches
 export CCACHE_DIR=${CCACHE_DIR:-$ROOT/build/ccache}

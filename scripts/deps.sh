@@ -16,10 +16,45 @@ PKGS=(qemu-system-x86 busybox-static ccache flex bison bc libelf-dev libssl-dev
 GUEST_DEBS=(busybox-static e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1 libc6 coreutils)
 installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
 
+# A base from another Debian suite (base.version's APT_SUITE): its package
+# is fetched with a private apt state under build/, not installed, and the
+# host's apt configuration is left as it is.
+fetch_private() {
+	local dir=$BUILD/apt deb
+	local opts=(-o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=/nonexistent
+		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir" -o Dir::Cache::archives="$dir/archives"
+		-o Dir::State::status=/var/lib/dpkg/status -o Debug::NoLocking=1)
+	mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$BUILD/pkg"
+	printf 'deb [signed-by=%s] %s %s main\ndeb-src [signed-by=%s] %s %s main\n' \
+		"$APT_KEYRING" "$APT_MIRROR" "$APT_SUITE" "$APT_KEYRING" "$APT_MIRROR" "$APT_SUITE" \
+		> "$dir/sources.list"
+	say "deps: apt-get update ($APT_SUITE, private state in ${dir#"$ROOT"/})"
+	apt-get "${opts[@]}" update -q >/dev/null
+	# The source package's orig tarball is upstream's; the binary package
+	# linux-source-* is Debian's patched tree: used only if the first fails.
+	say "deps: apt-get source --download-only $SRC_PKG=$PKG_VERSION"
+	if (cd "$BUILD/pkg" && apt-get "${opts[@]}" source -q --download-only "$SRC_PKG=$PKG_VERSION") \
+		> "$BUILD/pkg/source.log" 2>&1; then
+		warn "the orig tarball is served now: point base.version's TARBALL at it"
+	else
+		warn "$SRC_PKG $PKG_VERSION source: $(grep -m1 -o '[0-9]* *Not Found' "$BUILD/pkg/source.log" || echo failed);" \
+			"using the binary package $PKG (Debian's patched tree)"
+	fi
+	say "deps: apt-get download $PKG=$PKG_VERSION"
+	(cd "$BUILD/pkg" && apt-get "${opts[@]}" download -q "$PKG=$PKG_VERSION" 2>&1 | grep -v unsandboxed) || true
+	deb=$(ls "$BUILD"/pkg/"${PKG}"_*.deb)
+	dpkg-deb -x "$deb" "$BUILD/pkg/root"
+}
+
 missing=()
 for p in "${PKGS[@]}"; do installed "$p" || missing+=("$p"); done
-src_ver=$(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || true)
-installed "$PKG" || src_ver=""
+if [ -n "${APT_SUITE:-}" ]; then
+	[ -f "$TARBALL" ] || fetch_private
+	src_ver=$PKG_VERSION	# not installed: fetched above
+else
+	src_ver=$(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || true)
+	installed "$PKG" || src_ver=""
+fi
 
 if [ ${#missing[@]} -eq 0 ] && [ "$src_ver" = "$PKG_VERSION" ]; then
 	say "deps: all packages present ($PKG $src_ver)"

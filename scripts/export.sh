@@ -20,12 +20,12 @@ g() { git -C "$SRC" "$@"; }
 n=$(g rev-list --count base..HEAD)
 [ "$n" -gt 0 ] || die "no commits on base in $SRC"
 
-base=$(g rev-parse base)
-[ "$base" = "$BASE_COMMIT" ] || warn "export: base $base is not base.version's BASE_COMMIT $BASE_COMMIT"
+base=$(g rev-parse pristine)
+[ "$base" = "$BASE_COMMIT" ] || warn "export: pristine $base is not base.version's BASE_COMMIT $BASE_COMMIT"
 say "export: $n commits of $SRC -> ${PATCHES#"$ROOT"/}/"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-g format-patch -q --zero-commit --no-signature --base=base -o "$tmp" base..HEAD
+g format-patch -q --zero-commit --no-signature --base=pristine -o "$tmp" base..HEAD
 # format-patch names the base in the first mail only: every mail says it
 for f in "$tmp"/*.patch; do
 	grep -q '^base-commit: ' "$f" || printf '\nbase-commit: %s\n' "$base" >> "$f"

@@ -53,7 +53,7 @@ fi
 
 # 1. export with the cover letter; git am onto a pristine worktree at base
 rm -f "$OUTD"/*.patch
-g format-patch -q --cover-letter --zero-commit --no-signature --base=base -o "$OUTD" base..HEAD
+g format-patch -q --cover-letter --zero-commit --no-signature --base=pristine -o "$OUTD" base..HEAD
 python3 - "$OUTD/0000-cover-letter.patch" "$PATCHES/cover-letter.txt" <<'PY'
 import sys
 cover, text = sys.argv[1], open(sys.argv[2]).read().split('\n', 1)

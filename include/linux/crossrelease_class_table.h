@@ -111,8 +111,9 @@ crosslock_class_probe(struct crosslock_class_table *t, const void *owner,
  * class up on every acquisition, and most look-ups on a CPU are for the
  * owner the previous one found.  That entry is tried before the hash.  It
  * is kept as one pointer, so that an interrupt's look-up in between cannot
- * pair one entry's owner with another's class; a slot's owners never
- * change once it is found.
+ * pair one entry's owner with another's class; a slot's owners change
+ * only to CROSSLOCK_CLASS_GONE (a module went away), which no look-up
+ * matches.
  *
  * Return: the entry, or NULL if the owner has none yet.
  */

@@ -36,8 +36,9 @@ static __always_inline bool crosslock_buffer_enabled(void)
 
 /*
  * crosslock_buffer_wait - a task may wait for @bh to be unlocked: called
- * by lock_buffer() before it tries the lock and by wait_on_buffer(),
- * whether or not they end up sleeping
+ * by lock_buffer() once its first try failed (its fast path records the
+ * wait and the acquisition in one call) and by wait_on_buffer(), whether
+ * or not they end up sleeping
  */
 static __always_inline void crosslock_buffer_wait(struct buffer_head *bh,
 						  unsigned long ip)

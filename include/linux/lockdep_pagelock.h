@@ -56,7 +56,8 @@ static __always_inline bool crosslock_folio_enabled(void)
 /*
  * crosslock_folio_wait - a task may wait for @folio to be unlocked
  *
- * Called by folio_lock() and friends before they try the lock, and by the
+ * Called by folio_lock() and friends once their first try failed (their
+ * fast path records the wait and the acquisition in one call), and by the
  * waits for an unlock (folio_wait_locked()); whether they end up sleeping
  * or not, the locks the caller holds depend on the folio lock.
  */

@@ -155,6 +155,8 @@ static void cc_two_completions_timeout_quiet(struct kunit *test)
 {
 	struct cc_ctx *ctx = test->priv;
 
+	if (IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS_TIMEOUT))
+		kunit_skip(test, "CONFIG_LOCKDEP_COMPLETIONS_TIMEOUT=y");
 	chain(test, ctx, &ctx->a, &ctx->b, true);
 	chain(test, ctx, &ctx->b, &ctx->a, true);
 

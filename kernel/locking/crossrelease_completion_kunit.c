@@ -484,8 +484,8 @@ static void cmp_misuse_declare_completion_onstack(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, c.dep_map.state.flags & CROSSLOCK_UNTRACKED);
 
 	/*
-	 * Waits in a kthread, completed by this task: tracked, the second
-	 * round would close M -> (complete)c -> M.
+	 * Waits in a kthread, completed by this task: were it tracked, the
+	 * second round would close M -> (complete)c -> M.
 	 */
 	learn_wait_under_m(test, ctx, &c, WAIT_UNDER_M);
 	start_waiter(test, &w, ctx, &c, WAIT_PLAIN);

@@ -909,7 +909,8 @@ static bool xr_pool_apart(const int *idx, int d, int *lo, int *hi)
 /*
  * Crosslocks b and d and mutexes a and c whose class indexes are D apart
  * (b = d + D, c = a + D), D a multiple of 64: {a, b} and {c, d} have the
- * same sum and the same residues modulo 64.  Indexes freed by earlier
+ * same sum and the same residues modulo 64, which a memo keyed by a sum
+ * and a residue mask would take for one cycle.  Indexes freed by earlier
  * cases are handed out again, so the pool's are not consecutive.
  */
 static bool xr_pool_colliding(struct xr_pool *p, int *a, int *b, int *c,

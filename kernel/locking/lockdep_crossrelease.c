@@ -548,8 +548,8 @@ unsigned int crosslock_dep_cache_stale(void)
  * as it stands after it.  The entries a commit walks are the newest ones
  * of one instance, so their sum is the span's sum less the sum at the
  * newest of its entries older than the crosslock: a key for the set of
- * dependencies the walk would commit, with the crosslock's class, context
- * kind and ownership.  A set once committed in full is in lockdep's graph
+ * dependencies the walk would commit, with the crosslock's class and
+ * context kind.  A set once committed in full is in lockdep's graph
  * until a class is freed, which moves the cache to a new epoch: the epoch
  * is part of every key, so that no key made before matches one made after
  * (and a slot of an earlier epoch is taken first).  Like lockdep's own

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The narrow interface between lockdep.c and the crossrelease engine
- * (lockdep_crossrelease*.c).  Nothing else includes this file but the
- * crossrelease KUnit suites.
+ * (lockdep_crossrelease*.c), also read by lockdep_proc.c and the
+ * crossrelease KUnit helpers and suites.
  */
 #ifndef __KERNEL_LOCKING_LOCKDEP_CROSSRELEASE_H
 #define __KERNEL_LOCKING_LOCKDEP_CROSSRELEASE_H
