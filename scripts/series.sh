@@ -92,7 +92,7 @@ if want checkpatch; then
 	done
 	cat "$OUTD/checkpatch.txt"
 	[ $errs = 0 ] && r=ok || r=FAIL
-	row checkpatch $r "$errs errors, $warns warnings, $checks checks in $n patches (build/series/checkpatch.txt)"
+	row checkpatch $r "$errs errors, $warns warnings, $checks checks in $n patches (${OUTD#"$ROOT"/}/checkpatch.txt)"
 fi
 
 exec 9>"$KLOCK"; flock 9	# the builds below hold the build lock
@@ -229,11 +229,11 @@ if want footprint; then
 		{ printf "| %s | %d | %d |\n", $3, $1, $2; a += $1; r += $2; n++ }
 		END { printf "| **%d files** | **%d** | **%d** |\n", n, a, r }' > "$OUTD/footprint.md"
 	cat "$OUTD/footprint.md"
-	row footprint ok "$(tail -1 "$OUTD/footprint.md" | tr -d '*|' | awk '{print $3 " lines added, " $4 " removed in " $1 " files"}') outside lockdep (build/series/footprint.md)"
+	row footprint ok "$(tail -1 "$OUTD/footprint.md" | tr -d '*|' | awk '{print $3 " lines added, " $4 " removed in " $1 " files"}') outside lockdep (${OUTD#"$ROOT"/}/footprint.md)"
 fi
 
 g worktree remove --force "$CHK"
 { echo "| check | result | figure |"; echo "|---|---|---|"; printf '%s\n' "${rows[@]}"; } > "$TABLE"
-say "series: summary (build/series/table.md)"
+say "series: summary (${TABLE#"$ROOT"/})"
 cat "$TABLE"
 [ $fails = 0 ] || die "series: $fails check(s) failed"
