@@ -77,9 +77,16 @@ def parse(text, start=None):
         for d in sorted([d for d in plans if d >= depth], reverse=True):
             check_plan(d)
 
+    replayed = False    # 7.x consoles print a line again after this marker
     for raw in text.replace('\r', '').split('\n'):
         line = TS.sub('', raw).rstrip()
         body = line.lstrip(' ')
+        if body == '** replaying previous printk message **':
+            replayed = True
+            continue
+        if replayed:
+            replayed = False
+            continue
         depth = (len(line) - len(body)) // 4
         if body and not RESULT.match(body):
             recent = (recent + [body])[-CONTEXT:]

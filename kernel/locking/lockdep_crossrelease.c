@@ -1884,7 +1884,7 @@ EXPORT_SYMBOL_GPL(crosslock_class_add);
 /* ---------------------------------------------------------------------
  * Classes per (helper, tag), for helpers that many unrelated users share.
  */
-#define XR_TAG_CLASSES		64
+#define XR_TAG_CLASSES		256	/* every kthread function, RCU flavours, ... */
 #define XR_TAG_NAME_LEN		64
 
 struct xr_tag_class {
