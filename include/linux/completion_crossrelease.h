@@ -62,7 +62,8 @@ do {									\
  * @key:  class key
  *
  * For completions that a helper initialises on behalf of its callers, so
- * that each caller gets a class of its own (e.g. per kthread creation site).
+ * that each caller gets a class of its own (e.g. a kthread_worker flush
+ * waits in its worker's order class).
  */
 static inline void completion_set_class(struct completion *x,
 					const char *name,
