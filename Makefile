@@ -18,7 +18,8 @@
 #   make torture  lockdep selftests, locktorture/rcutorture, KASAN, debug
 #                 objects, small tables, lifecycle faults; build/torture/table.md
 #   make xfstests fstests (xfstests) under crossrelease, kvm-xfstests style:
-#                 Debian image (mmdebstrap), FS=ext4|xfs|btrfs, TESTS=/GROUP=;
+#                 Debian image (mmdebstrap), FS=ext4|xfs|btrfs, TESTS=/GROUP=,
+#                 else xfstests/<fs>.list (LIST=) in shards (SHARD=i/n);
 #                 results in build/xfstests/results/<fs>/<V>/
 # BASE=6.12 or BASE=7.3 works on that series (6.12/ or 7.3/, build/<base>/)
 # instead of 6.1's (run on 6.12 so far: test, soak, tree, export, series up
@@ -100,8 +101,10 @@ FS ?= ext4
 TESTS ?=
 GROUP ?=
 EXCLUDE ?=
+LIST ?=
+SHARD ?=
 xfstests: deps tree
-	@FS="$(FS)" TESTS="$(TESTS)" GROUP="$(GROUP)" EXCLUDE="$(EXCLUDE)" V=$(V) bash $(S)/xfstests.sh all $(ARGS)
+	@FS="$(FS)" TESTS="$(TESTS)" GROUP="$(GROUP)" EXCLUDE="$(EXCLUDE)" LIST="$(LIST)" SHARD="$(SHARD)" V=$(V) bash $(S)/xfstests.sh all $(ARGS)
 
 clean:
 	@echo ">> clean: removing build outputs (keeping the trees and build/ccache)"

@@ -6,12 +6,16 @@
 # image stays clean), a test disk (/dev/vdb) and scratch disks (/dev/vdc,
 # and /dev/vdd-vdf for btrfs's SCRATCH_DEV_POOL), running ./check; the
 # results come back through a 9p share.
-#   xfstests.sh [all|deps|rootfs|image|kernel|run|table]   (default all:
-#   deps image kernel run; run ends with the table)
+#   xfstests.sh [all|deps|rootfs|image|kernel|run|table|list|control]   (default all:
+#   deps image kernel run; run ends with the table; list: the tests a run
+#   would pass to ./check; control: V=plain on what failed or did not
+#   finish with V=xr, and a sample of SAMPLE (20) passed tests)
 # Env: FS (ext4|xfs|btrfs, several space-separated; default ext4),
 #      TESTS ("generic/001 ext4/001 ..."), GROUP (check -g), EXCLUDE
-#      (check -e; without TESTS and GROUP: the smoke list, generic/001 002
-#      005 and <fs>/001), V (xr: crossrelease on;
+#      (check -e), LIST (a test list, one test a line, # comments; without
+#      TESTS, GROUP and LIST: xfstests/<fs>.list, else the smoke list
+#      generic/001 002 005 and <fs>/001), SHARD (i/n: the list's lines
+#      i, i+n, i+2n, ...; shards merge into one table), V (xr: crossrelease on;
 #      plain: the same kernel with crossrelease=off, the control),
 #      XFSTESTS (a user's xfstests checkout; default the release tarball
 #      ../shared/xfstests/), XFSTESTS_KV (kernel variant, default xfstests:
@@ -34,6 +38,7 @@ KV=${XFSTESTS_KV:-xfstests}
 VV=${V:-xr}
 case $VV in xr|plain) ;; *) die "V=$VV: xr or plain" ;; esac
 [ "$BASE" = 6.1 ] && RD=$XD/results || RD=$XD/results-$BASE
+[ "$KV" = xfstests ] || RD=$RD-$KV	# another kernel's results apart
 [ "$ARCH" = x86_64 ] || die "xfstests: x86_64 only (the image is built for the host)"
 # What xfstests needs at run time, and to build (its README; no udev, no
 # systemd: /sbin/xr-init is PID 1, dm devices are made with DM_DISABLE_UDEV)
@@ -156,6 +161,22 @@ kernel() {
 	bash "$ROOT/scripts/build.sh" "$KV"
 }
 
+# select_tests FS: TESTS, else (without GROUP) LIST or xfstests/FS.list,
+# shard i of n of it (SHARD=i/n), else the smoke list
+select_tests() {
+	local fs=$1 list=${LIST:-$ROOT/xfstests/$1.list} i n
+	if [ -n "${TESTS:-}" ] || [ -n "${GROUP:-}" ]; then echo "${TESTS:-}"; return; fi
+	if [ -n "${LIST:-}" ] || [ -f "$list" ]; then
+		[ -f "$list" ] || die "LIST=$list: no such file"
+		i=${SHARD:-1/1}; n=${i#*/}; i=${i%/*}
+		[[ $i =~ ^[0-9]+$ && $n =~ ^[0-9]+$ ]] && (( i >= 1 && i <= n )) || die "SHARD=$SHARD: i/n, 1 <= i <= n"
+		sed 's/#.*//' "$list" | awk -v i="$i" -v n="$n" 'NF { if (k++ % n == i - 1) print $1 }' | xargs
+		say "xfstests[$fs]: $(basename "$list"), shard $i/$n" >&2
+		return
+	fi
+	echo "generic/001 generic/002 generic/005 $fs/001"
+}
+
 # boot FS: one QEMU boot running ./check on FS; results to $RD/FS/$VV/<run>
 boot() {
 	local fs=$1 run share out log d drives kernel t0=$SECONDS rc=0 kargs=""
@@ -170,8 +191,9 @@ boot() {
 	cp "$ROOT/guest/xfstests.sh" "$ROOT/guest/lib.sh" "$ROOT/tools/testing/selftests/crossrelease/ktap_helpers.sh" "$share/"
 	local mods=$OUTROOT/initramfs-$KV/lib/modules
 	[ ! -d "$mods" ] || cp -a "$mods" "$share/modules"
-	local tests=${TESTS:-}
-	[ -n "$tests${GROUP:-}" ] || tests="generic/001 generic/002 generic/005 $fs/001"
+	local tests
+	tests=$(select_tests "$fs")
+	[ -n "$tests${GROUP:-}" ] || die "no tests selected"
 	{ echo "FS='$fs'"; echo "TESTS='$tests'"; echo "GROUP='${GROUP:-}'"
 	  echo "EXCLUDE='${EXCLUDE:-}'"; echo "V='$VV'"; } > "$share/job.env"
 	drives="-drive file=$XD/root.img,if=virtio,format=raw,snapshot=on"
@@ -219,8 +241,26 @@ run() {
 	return $rc
 }
 
+# control: the plain-lockdep control of what ran with crossrelease: per FS,
+# V=plain on the tests that failed or did not finish there (status fail or
+# ?) and a sample of SAMPLE (20) passed ones, spread over them
+control() {
+	local fs tsv failed sample
+	for fs in ${FS:-ext4}; do
+		tsv=$RD/$fs/xr/tests.tsv
+		[ -f "$tsv" ] || die "no $tsv: run with V=xr first"
+		failed=$(awk -F'\t' 'NR > 1 && ($2 == "fail" || $2 == "?") { print $1 }' "$tsv" | xargs)
+		sample=$(awk -F'\t' -v n="${SAMPLE:-20}" 'NR > 1 && $2 == "pass" { p[k++] = $1 }
+			END { s = k > n ? k / n : 1; for (i = 0; i < k && c < n; i += s) { print p[int(i)]; c++ } }' "$tsv" | xargs)
+		say "xfstests[$fs]: control (V=plain): failed or unfinished with crossrelease: ${failed:-none}; sample: $sample"
+		FS=$fs TESTS="$failed $sample" V=plain bash "$0" run "$@" || true
+	done
+}
+
+list() { local fs; for fs in ${FS:-ext4}; do select_tests "$fs"; done; }
+
 case $STEP in
 all)   deps; image; kernel; run "$@" ;;
-deps|rootfs|image|kernel|run|table) $STEP "$@" ;;
-*)     die "unknown step '$STEP' (all|deps|rootfs|image|kernel|run|table)" ;;
+deps|rootfs|image|kernel|run|table|list|control) $STEP "$@" ;;
+*)     die "unknown step '$STEP' (all|deps|rootfs|image|kernel|run|table|list|control)" ;;
 esac
