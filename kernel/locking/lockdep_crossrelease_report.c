@@ -130,7 +130,9 @@ bool crosslock_print_commit_header(struct held_lock *src, struct held_lock *tgt)
 	pr_warn("%s/%d is releasing crosslock (in %s context):\n",
 		curr->comm, task_pid_nr(curr), xr_ctx_name(c->irq_context));
 	pr_warn(" (%s)\n", xr_class_name(tgt->class_idx, name));
-	pr_warn("\nwhich %s/%d acquired at:\n", xr_commit_comm(c), c->pid);
+	pr_warn("\nwhich %s/%d acquired at: %pS\n", xr_commit_comm(c), c->pid,
+		(void *)tgt->acquire_ip);
+	pr_warn("with this stack (the first one seen at this call site):\n");
 	xr_print_stack(tgt->class_idx, tgt->acquire_ip);
 	if (c->entry_flags & CROSSLOCK_HIST_WAIT)
 		pr_warn("\nbut since then, this context waited for crosslock:\n");
