@@ -6,7 +6,9 @@
 #               guest needs); ARGS (kernel arguments); STILL=yes when the bug
 #               is still in the base, with no bug.patch; NEEDS (Kconfig
 #               symbols: the case is skipped on a kernel without them);
-#               NOTE (why crossrelease misses it, if it does)
+#               NOTE (why crossrelease misses it, if it does); BASES (the
+#               bases whose code has the bug, default 6.1: make BASE=6.12
+#               bugs runs the cases for 6.12)
 #   bug.patch   a test-only patch on top of the series that writes the bug
 #               back (the smallest change that restores the buggy order)
 #   trigger.sh  what a user would do, run in the guest (busybox sh)
@@ -23,8 +25,15 @@ STEP=${1:-all}; shift $(( $# > 0 ? 1 : 0 ))
 BD=$BUILD/bugs
 LOGS=$BUILD/logs
 PKGS=(f2fs-tools ntfs-3g udftools attr)
-mapfile -t CASES < <(if [ $# -gt 0 ]; then printf '%s\n' "$@"; else
-	cd "$ROOT/bugs" && ls -d -- */ | tr -d /; fi)
+# for_base CASE: the case's BASES (default 6.1) name this base
+for_base() { [[ " $(. "$ROOT/bugs/$1/info"; echo "${BASES:-6.1}") " == *" $BASE "* ]]; }
+mapfile -t ALL < <(cd "$ROOT/bugs" && for c in */; do
+	c=${c%/}; for_base "$c" && echo "$c"; done)
+if [ $# -gt 0 ]; then CASES=("$@"); else CASES=("${ALL[@]}"); fi
+for c in "${CASES[@]}"; do for_base "$c" || die "case $c is not for BASE=$BASE (its info's BASES)"; done
+# the bug patches of this base's cases, all of them whatever the selection
+BUGP=()
+for c in "${ALL[@]}"; do [ ! -f "$ROOT/bugs/$c/bug.patch" ] || BUGP+=("$ROOT/bugs/$c/bug.patch"); done
 mkdir -p "$BD" "$LOGS"
 xr_lib		# chain_re: the headline of a lockdep report with a chain
 
@@ -43,14 +52,14 @@ deps() {
 # The buggy tree: a clone of build/linux (the series) with every bug.patch
 buggy_tree() {
 	local stamp
-	stamp=$( { git -C "$TREE" rev-parse HEAD; cat "$ROOT"/bugs/*/bug.patch; } | sha256sum | cut -d' ' -f1)
+	stamp=$( { git -C "$TREE" rev-parse HEAD; cat "${BUGP[@]}"; } | sha256sum | cut -d' ' -f1)
 	if [ "$(cat "$BD/linux.stamp" 2>/dev/null)" = "$stamp" ]; then
 		say "bugs: buggy tree up to date ($BD/linux)"; return
 	fi
-	say "bugs: buggy tree: clone of $TREE plus $(ls "$ROOT"/bugs/*/bug.patch | wc -l) bug patches"
+	say "bugs: buggy tree: clone of $TREE plus ${#BUGP[@]} bug patches"
 	rm -rf "$BD/linux" "$BD/linux.stamp"
 	git clone -q --shared "$TREE" "$BD/linux"
-	git -C "$BD/linux" "${GIT_ID[@]}" am -q "$ROOT"/bugs/*/bug.patch
+	git -C "$BD/linux" "${GIT_ID[@]}" am -q "${BUGP[@]}"
 	echo "$stamp" > "$BD/linux.stamp"
 }
 
