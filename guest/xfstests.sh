@@ -20,6 +20,8 @@ btrfs) mkfs="mkfs.btrfs -q -f" ;;
 *)     say "FS=$FS: not ext4, xfs or btrfs"; exit 1 ;;
 esac
 mkdir -p /mnt/test /mnt/scratch /xr/results
+# the kernel's configuration, for _require_kernel_config (the host's copy)
+[ -f /xr/config ] && cp /xr/config "/boot/config-$(uname -r)"
 say "$mkfs /dev/vdb (test device)"
 $mkfs /dev/vdb || exit 1
 {

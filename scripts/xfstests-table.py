@@ -2,7 +2,7 @@
 """Tables and summary lines of make xfstests (scripts/xfstests.sh).
 
 usage: xfstests-table.py --report-re RE --crash-re RE --merge RUNDIR VDIR
-       xfstests-table.py --summary FS FSDIR
+       xfstests-table.py [--triage TSV] --summary FS FSDIR
 
 --merge reads one boot's results: RUNDIR/result.xml (xfstests' xunit
 report: each test's status and seconds) and RUNDIR/console.log (the
@@ -21,8 +21,10 @@ when present, FSDIR/plain/tests.tsv (the crossrelease=off control):
   reports R (real X, false fixed Y, untriaged U), time on/plain T
 N counts the tests that ran (not the "not run" ones, given after the
 line, with the lockdep reports that name no crosslock); crossrelease
-reports (those naming a crosslock) are untriaged until triaged by hand;
-the time ratio is over the tests run in both.
+reports (those naming a crosslock) are untriaged until a line of
+--triage (xfstests/triage.tsv: verdict real|false-fixed, a regular
+expression that a report's text matches, what it is; # comments) matches
+them; the time ratio is over the tests run in both.
 """
 import argparse
 import os
@@ -128,6 +130,29 @@ def merge(a):
     return 0 if res is not None else 1
 
 
+def triaged(a, fsdir, on):
+    """{verdict: count} of the crossrelease reports of the tests in on"""
+    rules = []
+    if a.triage and os.path.exists(a.triage):
+        for line in open(a.triage):
+            f = line.rstrip('\n').split('\t')
+            if len(f) >= 2 and not f[0].startswith('#'):
+                rules.append((f[0], re.compile(f[1], re.S)))
+    out = {}
+    for t, r in on.items():
+        if int(r['xr_reports']) == 0:
+            continue
+        path = os.path.join(fsdir, 'xr', r['run'], 'lockdep', t.replace('/', '_') + '.txt')
+        text = open(path, errors='replace').read() if os.path.exists(path) else ''
+        # one report from each headline to the next
+        parts = [p for p in re.split(r'\n(?=.*WARNING: possible)', text) if XR.search(p)]
+        parts += [''] * (int(r['xr_reports']) - len(parts))
+        for p in parts[:int(r['xr_reports'])]:
+            v = next((v for v, rx in rules if p and rx.search(p)), 'untriaged')
+            out[v] = out.get(v, 0) + 1
+    return out
+
+
 def summary(a):
     fs, fsdir = a.summary
     on = load(os.path.join(fsdir, 'xr', 'tests.tsv'))
@@ -140,6 +165,7 @@ def summary(a):
     notrun = len(on) - len(ran)
     nxr = sum(int(r['xr_reports']) for r in on.values())
     nrep = sum(int(r['reports']) for r in on.values()) - nxr
+    tr = triaged(a, fsdir, on)
     if off:
         pfail = sum(1 for r in off.values() if r['status'] in ('fail', '?'))
         both = [t for t, r in on.items() if r['status'] == 'pass' and off.get(t, {}).get('status') == 'pass']
@@ -149,7 +175,8 @@ def summary(a):
     else:
         plain, ratio = '-', '- (no plain run)'
     print(f'xfstests {fs}: {len(ran)} run, {len(ran) - len(failed)} passed, {len(failed)} failed '
-          f'(plain: {plain}), crossrelease reports {nxr} (real 0, false fixed 0, untriaged {nxr}), '
+          f'(plain: {plain}), crossrelease reports {nxr} (real {tr.get("real", 0)}, '
+          f'false fixed {tr.get("false-fixed", 0)}, untriaged {tr.get("untriaged", 0)}), '
           f'time on/plain {ratio}; {notrun} not run, other lockdep reports {nrep}, '
           f'{sum(float(r["seconds"]) for r in on.values()):.0f} s of tests')
     return 0
@@ -159,6 +186,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--merge', nargs=2, metavar=('RUNDIR', 'VDIR'))
     ap.add_argument('--summary', nargs=2, metavar=('FS', 'FSDIR'))
+    ap.add_argument('--triage', help='verdicts of known reports (xfstests/triage.tsv)')
     ap.add_argument('--report-re', default=r'WARNING: possible')
     ap.add_argument('--crash-re', default=r'WARNING:|BUG:|Oops:')
     a = ap.parse_args()

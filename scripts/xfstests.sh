@@ -15,7 +15,8 @@
 #      (check -e), LIST (a test list, one test a line, # comments; without
 #      TESTS, GROUP and LIST: xfstests/<fs>.list, else the smoke list
 #      generic/001 002 005 and <fs>/001), SHARD (i/n: the list's lines
-#      i, i+n, i+2n, ...; shards merge into one table), V (xr: crossrelease on;
+#      i, i+n, i+2n, ...; a line "-test" keeps its place but is not run;
+#      shards merge into one table), V (xr: crossrelease on;
 #      plain: the same kernel with crossrelease=off, the control),
 #      XFSTESTS (a user's xfstests checkout; default the release tarball
 #      ../shared/xfstests/), XFSTESTS_KV (kernel variant, default xfstests:
@@ -170,7 +171,7 @@ select_tests() {
 		[ -f "$list" ] || die "LIST=$list: no such file"
 		i=${SHARD:-1/1}; n=${i#*/}; i=${i%/*}
 		[[ $i =~ ^[0-9]+$ && $n =~ ^[0-9]+$ ]] && (( i >= 1 && i <= n )) || die "SHARD=$SHARD: i/n, 1 <= i <= n"
-		sed 's/#.*//' "$list" | awk -v i="$i" -v n="$n" 'NF { if (k++ % n == i - 1) print $1 }' | xargs
+		sed 's/#.*//' "$list" | awk -v i="$i" -v n="$n" 'NF { if (k++ % n == i - 1 && $1 !~ /^-/) print $1 }' | xargs
 		say "xfstests[$fs]: $(basename "$list"), shard $i/$n" >&2
 		return
 	fi
@@ -191,6 +192,8 @@ boot() {
 	cp "$ROOT/guest/xfstests.sh" "$ROOT/guest/lib.sh" "$ROOT/tools/testing/selftests/crossrelease/ktap_helpers.sh" "$share/"
 	local mods=$OUTROOT/initramfs-$KV/lib/modules
 	[ ! -d "$mods" ] || cp -a "$mods" "$share/modules"
+	# the kernel's configuration, for the tests that require a symbol (/boot/config-*)
+	[ -n "${XFSTESTS_KERNEL:-}" ] || cp "$OUTROOT/out-$KV/.config" "$share/config"
 	local tests
 	tests=$(select_tests "$fs")
 	[ -n "$tests${GROUP:-}" ] || die "no tests selected"
@@ -227,7 +230,7 @@ boot() {
 table() {
 	local fs
 	for fs in ${FS:-ext4}; do
-		python3 "$ROOT/scripts/xfstests-table.py" --summary "$fs" "$RD/$fs"
+		python3 "$ROOT/scripts/xfstests-table.py" --triage "$ROOT/xfstests/triage.tsv" --summary "$fs" "$RD/$fs"
 	done
 }
 
