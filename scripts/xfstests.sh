@@ -246,14 +246,15 @@ run() {
 
 # control: the plain-lockdep control of what ran with crossrelease: per FS,
 # V=plain on the tests that failed or did not finish there (status fail or
-# ?) and a sample of SAMPLE (20) passed ones, spread over them
+# ?) and a sample of SAMPLE (20) passed ones, spread over them (of those
+# that took 5 minutes at most: the longer ones are dropped from the lists)
 control() {
 	local fs tsv failed sample
 	for fs in ${FS:-ext4}; do
 		tsv=$RD/$fs/xr/tests.tsv
 		[ -f "$tsv" ] || die "no $tsv: run with V=xr first"
 		failed=$(awk -F'\t' 'NR > 1 && ($2 == "fail" || $2 == "?") { print $1 }' "$tsv" | xargs)
-		sample=$(awk -F'\t' -v n="${SAMPLE:-20}" 'NR > 1 && $2 == "pass" { p[k++] = $1 }
+		sample=$(awk -F'\t' -v n="${SAMPLE:-20}" 'NR > 1 && $2 == "pass" && $3 <= 300 { p[k++] = $1 }
 			END { s = k > n ? k / n : 1; for (i = 0; i < k && c < n; i += s) { print p[int(i)]; c++ } }' "$tsv" | xargs)
 		say "xfstests[$fs]: control (V=plain): failed or unfinished with crossrelease: ${failed:-none}; sample: $sample"
 		FS=$fs TESTS="$failed $sample" V=plain bash "$0" run "$@" || true
