@@ -25,12 +25,10 @@ STEP=${1:-all}; shift $(( $# > 0 ? 1 : 0 ))
 BD=$BUILD/bugs
 LOGS=$BUILD/logs
 PKGS=(f2fs-tools ntfs-3g udftools attr)
-# for_base CASE: the case's BASES (default 6.1) name this base
-for_base() { [[ " $(. "$ROOT/bugs/$1/info"; echo "${BASES:-6.1}") " == *" $BASE "* ]]; }
 mapfile -t ALL < <(cd "$ROOT/bugs" && for c in */; do
-	c=${c%/}; for_base "$c" && echo "$c"; done)
+	c=${c%/}; bug_for_base "$c" && echo "$c"; done)
 if [ $# -gt 0 ]; then CASES=("$@"); else CASES=("${ALL[@]}"); fi
-for c in "${CASES[@]}"; do for_base "$c" || die "case $c is not for BASE=$BASE (its info's BASES)"; done
+for c in "${CASES[@]}"; do bug_for_base "$c" || die "case $c is not for BASE=$BASE (its info's BASES)"; done
 # the bug patches of this base's cases, all of them whatever the selection
 BUGP=()
 for c in "${ALL[@]}"; do [ ! -f "$ROOT/bugs/$c/bug.patch" ] || BUGP+=("$ROOT/bugs/$c/bug.patch"); done

@@ -50,6 +50,13 @@ arm64|aarch64)
 	die "unsupported ARCH '$ARCH' (x86_64 or arm64)" ;;
 esac
 
+# bug_for_base CASE: the make bugs case's info names this base in BASES
+# (default 6.1): its bug is in this base's code (bugs.sh, soak.sh)
+bug_for_base() {
+	# shellcheck source=/dev/null
+	[[ " $(. "$ROOT/bugs/$1/info"; echo "${BASES:-6.1}") " == *" $BASE "* ]]
+}
+
 # The guest library (guest/lib.sh) on the host, for its report matchers
 # (report_re, crash_re, warn_re, hung_re, oom_re, chain_re): one definition
 # for the guest's reading of dmesg and the host's reading of console logs.

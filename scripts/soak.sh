@@ -89,9 +89,11 @@ reports() {
 # "case<TAB>EXPECT", for the table to tell their reports from false ones
 known() {
 	local c
-	for c in "$ROOT"/bugs/*/info; do
-		( . "$c"; [ "${STILL:-}" = yes ] && [[ " ${BASES:-6.1} " == *" $BASE "* ]] &&
-			printf '%s\t%s\n' "$(basename "$(dirname "$c")")" "$EXPECT" ) || true
+	for c in "$ROOT"/bugs/*/; do
+		c=$(basename "$c")
+		bug_for_base "$c" || continue
+		# shellcheck source=/dev/null
+		( . "$ROOT/bugs/$c/info"; [ "${STILL:-}" != yes ] || printf '%s\t%s\n' "$c" "$EXPECT" )
 	done > "$SD/known.tsv"
 }
 
