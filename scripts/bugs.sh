@@ -173,7 +173,7 @@ table() {
 	for c in "${CASES[@]}"; do
 		runnable "$c" || continue
 		echo "$c, buggy tree, crossrelease:"
-		reports "$LOGS/bugs-$c-buggy-xr.log" 2>/dev/null | sed 's/^/    /'
+		[ ! -f "$LOGS/bugs-$c-buggy-xr.log" ] || reports "$LOGS/bugs-$c-buggy-xr.log" | sed 's/^/    /'
 		[ -z "$(info "$c" NOTE)" ] || echo "    missed: $(info "$c" NOTE)"
 	done
 	} > "$BD/table.md"
