@@ -36,6 +36,31 @@ Log = namedtuple('Log', 'suites results figures notes text unlisted failures')
 CONTEXT = 6     # lines kept before a failed case, to show why it failed
 
 
+REPLAY = '** replaying previous printk message **'
+
+
+def unreplayed(text):
+    """The log's lines, each printk record once.
+
+    A 7.x console that takes over from one interrupted mid-record prints
+    REPLAY and the record again.  The interrupted copy, cut anywhere
+    ("    o" of a result line even), is on the marker's line or ends the
+    line before it.  The replay is kept and the cut copy dropped: read
+    as a result, a cut copy garbles it or is lost.
+    """
+    lines = text.replace('\r', '').split('\n')
+    out = []
+    for i, raw in enumerate(lines):
+        cut, marker, _ = raw.partition(REPLAY)
+        if not marker:
+            out.append(raw)
+            continue
+        replay = lines[i + 1] if i + 1 < len(lines) else ''
+        if not cut.strip() and out and replay.startswith(out[-1].rstrip()):
+            out.pop()
+    return out
+
+
 def split(value):
     """'5950 n=5 chunks=1,2' -> ('5950', {'n': '5', 'chunks': '1,2'})"""
     words = value.split()
@@ -77,16 +102,9 @@ def parse(text, start=None):
         for d in sorted([d for d in plans if d >= depth], reverse=True):
             check_plan(d)
 
-    replayed = False    # 7.x consoles print a line again after this marker
-    for raw in text.replace('\r', '').split('\n'):
+    for raw in unreplayed(text):
         line = TS.sub('', raw).rstrip()
         body = line.lstrip(' ')
-        if body == '** replaying previous printk message **':
-            replayed = True
-            continue
-        if replayed:
-            replayed = False
-            continue
         depth = (len(line) - len(body)) // 4
         if body and not RESULT.match(body):
             recent = (recent + [body])[-CONTEXT:]
