@@ -5,15 +5,21 @@
  * must and stayed on, or that it stayed quiet and is still on.
  */
 #include <kunit/test.h>
+#include <linux/console.h>
+#include <linux/cpumask.h>
 #include <linux/crossrelease.h>
 #include <linux/crossrelease_class_table.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/kallsyms.h>
 #include <linux/mutex.h>
 #include <linux/panic.h>
 #include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
 #include "lockdep_kunit.h"
@@ -852,55 +858,92 @@ static void xr_dep_cache_forgets_freed_class(struct kunit *test)
 	lockdep_kunit_expect_quiet(test, &ctx->fx.cap);
 }
 
-/* Crosslocks and mutexes, a class each, for cases that need many classes */
-#define XR_POOL		72	/* more than 64 of each: see xr_memo_kept_apart() */
+/*
+ * Crosslocks and mutexes, a class each, for cases that need many classes.
+ * Lockdep hands out freed class indexes first, then fresh ones in order:
+ * the pool grows a crosslock and a mutex at a time until it holds the
+ * classes a case looks for, which fresh indexes give within 33 pairs.
+ */
+#define XR_POOL		512
+#define XR_POOL_SPAN	8192	/* lockdep's class indexes are below it */
 
 struct xr_pool {
 	struct lock_class_key	xkey[XR_POOL], mkey[XR_POOL];
 	struct crosslock	x[XR_POOL];	/* "(xr)test_pool", a class each */
 	struct mutex		m[XR_POOL];	/* "xr_test_pool", a class each */
 	int			xidx[XR_POOL], midx[XR_POOL];	/* their classes */
+	DECLARE_BITMAP(xbits, XR_POOL_SPAN);	/* the same, as sets */
+	DECLARE_BITMAP(mbits, XR_POOL_SPAN);
+	int			nr;
 };
 
 static struct xr_pool *xr_pool_create(struct kunit *test)
 {
-	struct xr_pool *p = kzalloc(sizeof(*p), GFP_KERNEL);
-	int i;
+	struct xr_pool *p = vzalloc(sizeof(*p));
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	for (i = 0; i < XR_POOL; i++) {
-		lockdep_register_key(&p->xkey[i]);
-		crosslock_init_map(&p->x[i], "(xr)test_pool", &p->xkey[i], 0);
-		p->xidx[i] = class_idx_of(&p->x[i].map);
-	}
-	for (i = 0; i < XR_POOL; i++) {
-		lockdep_register_key(&p->mkey[i]);
-		mutex_init(&p->m[i]);
-		lockdep_set_class_and_name(&p->m[i], &p->mkey[i], "xr_test_pool");
-		p->midx[i] = class_idx_of(&p->m[i].dep_map);
-	}
 	return p;
+}
+
+/* One more crosslock and one more mutex; false if the pool is full */
+static bool xr_pool_grow(struct xr_pool *p)
+{
+	int i = p->nr;
+
+	if (i == XR_POOL)
+		return false;
+	lockdep_register_key(&p->xkey[i]);
+	crosslock_init_map(&p->x[i], "(xr)test_pool", &p->xkey[i], 0);
+	p->xidx[i] = class_idx_of(&p->x[i].map);
+	if (p->xidx[i] >= 0 && p->xidx[i] < XR_POOL_SPAN)
+		__set_bit(p->xidx[i], p->xbits);
+	lockdep_register_key(&p->mkey[i]);
+	mutex_init(&p->m[i]);
+	lockdep_set_class_and_name(&p->m[i], &p->mkey[i], "xr_test_pool");
+	p->midx[i] = class_idx_of(&p->m[i].dep_map);
+	if (p->midx[i] >= 0 && p->midx[i] < XR_POOL_SPAN)
+		__set_bit(p->midx[i], p->mbits);
+	p->nr++;
+	return true;
 }
 
 static void xr_pool_destroy(struct xr_pool *p)
 {
 	int i;
 
-	for (i = 0; i < XR_POOL; i++) {
+	for (i = 0; i < p->nr; i++) {
 		mutex_destroy(&p->m[i]);
 		lockdep_unregister_key(&p->mkey[i]);
 		lockdep_unregister_key(&p->xkey[i]);
 	}
-	kfree(p);
+	vfree(p);
 }
 
-/* Two of @idx, @lo and @hi, whose class indexes are @d apart; false if none */
-static bool xr_pool_apart(const int *idx, int d, int *lo, int *hi)
+/* The one of @idx whose class index is @class, or -1 */
+static int xr_pool_find(const struct xr_pool *p, const int *idx, int class)
 {
-	for (*lo = 0; *lo < XR_POOL; (*lo)++) {
-		for (*hi = 0; *hi < XR_POOL; (*hi)++) {
-			if (idx[*lo] >= 0 && idx[*hi] == idx[*lo] + d)
-				return true;
+	int i;
+
+	for (i = 0; i < p->nr; i++) {
+		if (idx[i] == class)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Two of @idx (whose set is @bits), @lo and @hi, whose class indexes are
+ * @d apart; false if none
+ */
+static bool xr_pool_apart(const struct xr_pool *p, const int *idx,
+			  const unsigned long *bits, int d, int *lo, int *hi)
+{
+	for (*lo = 0; *lo < p->nr; (*lo)++) {
+		int class = idx[*lo] + d;
+
+		if (idx[*lo] >= 0 && class < XR_POOL_SPAN && test_bit(class, bits)) {
+			*hi = xr_pool_find(p, idx, class);
+			return true;
 		}
 	}
 	return false;
@@ -910,26 +953,17 @@ static bool xr_pool_apart(const int *idx, int d, int *lo, int *hi)
  * Crosslocks b and d and mutexes a and c whose class indexes are D apart
  * (b = d + D, c = a + D), D a multiple of 64: {a, b} and {c, d} have the
  * same sum and the same residues modulo 64, which a memo keyed by a sum
- * and a residue mask would take for one cycle.  Indexes freed by earlier
- * cases are handed out again, so the pool's are not consecutive.
+ * and a residue mask would take for one cycle.
  */
 static bool xr_pool_colliding(struct xr_pool *p, int *a, int *b, int *c,
 			      int *d)
 {
-	int i, j;
+	int delta;
 
-	for (i = 0; i < XR_POOL; i++) {
-		for (j = 0; j < XR_POOL; j++) {
-			int delta = p->xidx[j] - p->xidx[i];
-
-			if (p->xidx[i] < 0 || delta <= 0 || delta % 64)
-				continue;
-			if (xr_pool_apart(p->midx, delta, a, c)) {
-				*b = j;
-				*d = i;
-				return true;
-			}
-		}
+	for (delta = 64; delta < XR_POOL_SPAN; delta += 64) {
+		if (xr_pool_apart(p, p->xidx, p->xbits, delta, d, b) &&
+		    xr_pool_apart(p, p->midx, p->mbits, delta, a, c))
+			return true;
 	}
 	return false;
 }
@@ -949,9 +983,12 @@ static void xr_memo_kept_apart(struct kunit *test)
 	if (!lockdep_kunit_xr_goes_on())
 		kunit_skip(test, "booted with crossrelease.max_reports=0");
 	p = xr_pool_create(test);
-	if (!xr_pool_colliding(p, &a, &b, &c, &d)) {
-		xr_pool_destroy(p);
-		kunit_skip(test, "no colliding classes in the pool");
+	while (!xr_pool_colliding(p, &a, &b, &c, &d)) {
+		if (!xr_pool_grow(p)) {
+			xr_pool_destroy(p);
+			KUNIT_FAIL(test, "no colliding classes among %d pairs", XR_POOL);
+			return;
+		}
 	}
 
 	wait_then_commit(&p->x[b], &p->m[a], &p->m[a]);
@@ -962,6 +999,126 @@ static void xr_memo_kept_apart(struct kunit *test)
 			printed + brief + 2);
 	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
 	xr_pool_destroy(p);
+}
+
+/*
+ * A class of the new dependency freed while its report prints: a console
+ * of the case's own holds the report's first line naming the class until
+ * a kthread on another CPU has unregistered the class's key (the graph
+ * lock is free then; the key's RCU wait ends once the report is printed).
+ */
+struct xr_gone {
+	struct lock_class_key key;
+	struct mutex m;				/* "xr_test_gone" */
+	char name[KSYM_NAME_LEN];		/* its class, as printed */
+	int class;
+	struct task_struct *reporter;
+	int cpu;				/* the reporter's */
+	bool ready;		/* the kthread runs on another CPU */
+	bool stalled;		/* the reporter's print waits for the free */
+	bool freed;		/* ... and the class was freed meanwhile */
+	bool done;		/* the report is over, stalled or not */
+	struct lockdep_kunit_kthread kt;
+};
+
+static struct xr_gone *xr_gone;
+
+static bool xr_gone_freed(struct xr_gone *g)
+{
+	char buf[KSYM_NAME_LEN];
+
+	return strcmp(crosslock_class_name(g->class, buf, sizeof(buf)), g->name);
+}
+
+static void xr_gone_console_write(struct console *con, const char *s,
+				  unsigned int n)
+{
+	struct xr_gone *g = READ_ONCE(xr_gone);
+	int ms;
+
+	if (!g || g->stalled || current != g->reporter ||
+	    !strnstr(s, "xr_test_gone", n))
+		return;
+	WRITE_ONCE(g->stalled, true);
+	for (ms = 0; ms < 10000 && !xr_gone_freed(g); ms++)
+		mdelay(1);
+	g->freed = xr_gone_freed(g);
+}
+
+static struct console xr_gone_console = {
+	.name	= "xr_gone",
+	.write	= xr_gone_console_write,
+	.flags	= CON_ENABLED,
+};
+
+static void xr_gone_free_fn(void *data)
+{
+	struct xr_gone *g = data;
+
+	/*
+	 * Off the reporter's CPU before it reports: queued there, this
+	 * kthread would wait for the report's end (interrupts off, no tick
+	 * to pull it to an idle CPU).
+	 */
+	set_cpus_allowed_ptr(current, cpumask_of(cpumask_any_but(cpu_online_mask, g->cpu)));
+	WRITE_ONCE(g->ready, true);
+	while (!READ_ONCE(g->stalled) && !READ_ONCE(g->done))
+		usleep_range(1000, 2000);
+	lockdep_unregister_key(&g->key);
+}
+
+static void xr_gone_until_ready(struct xr_gone *g)
+{
+	int ms;
+
+	for (ms = 0; ms < 10000 && !READ_ONCE(g->ready); ms++)
+		usleep_range(1000, 2000);
+}
+
+static void xr_class_freed_while_printed(struct kunit *test)
+{
+	struct xr_ctx *ctx = test->priv;
+	bool warned = test_taint(TAINT_WARN);
+	struct xr_gone *g;
+
+	if (!lockdep_kunit_xr_goes_on())
+		kunit_skip(test, "booted with crossrelease.max_reports=0");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: the class is freed from another");
+	g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	lockdep_register_key(&g->key);
+	mutex_init(&g->m);
+	lockdep_set_class_and_name(&g->m, &g->key, "xr_test_gone");
+	g->class = class_idx_of(&g->m.dep_map);
+	crosslock_class_name(g->class, g->name, sizeof(g->name));
+	g->reporter = current;
+	g->cpu = raw_smp_processor_id();
+	set_cpus_allowed_ptr(current, cpumask_of(g->cpu));
+	crosslock_reports_reset();
+	WRITE_ONCE(xr_gone, g);
+	register_console(&xr_gone_console);
+	if (IS_ERR(lockdep_kunit_run_kthread(&g->kt, xr_gone_free_fn, g, "xr_gone"))) {
+		KUNIT_FAIL(test, "no kthread");
+	} else {
+		xr_gone_until_ready(g);
+		wait_then_commit(&ctx->x, &g->m, &g->m);	/* M -> X -> M */
+	}
+
+	WRITE_ONCE(g->done, true);
+	if (IS_ERR(g->kt.task) || lockdep_kunit_stop_kthread(&g->kt) == -EINTR)
+		lockdep_unregister_key(&g->key);	/* it never ran */
+	unregister_console(&xr_gone_console);
+	WRITE_ONCE(xr_gone, NULL);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	mutex_destroy(&g->m);
+
+	KUNIT_EXPECT_TRUE(test, lockdep_kunit_is_on());
+	if (!warned)
+		KUNIT_EXPECT_FALSE(test, test_taint(TAINT_WARN));
+	if (!READ_ONCE(g->stalled))
+		kunit_skip(test, "the report was printed by another task");
+	KUNIT_EXPECT_TRUE_MSG(test, g->freed, "the class outlived the report");
 }
 
 /*
@@ -1455,6 +1612,7 @@ static struct kunit_case xr_test_cases[] = {
 	KUNIT_CASE(xr_opportunistic_irq_in_task_section_quiet),
 	KUNIT_CASE(xr_dep_cache_forgets_freed_class),
 	KUNIT_CASE(xr_memo_kept_apart),
+	KUNIT_CASE(xr_class_freed_while_printed),
 	KUNIT_CASE(xr_class_name_cut),
 	KUNIT_CASE(xr_new_work_item_quiet),
 	KUNIT_CASE(xr_history_overflow_quiet),
