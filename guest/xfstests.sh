@@ -3,7 +3,7 @@
 # from the host's 9p share /xr (the job in /xr/job.env: FS, TESTS, GROUP,
 # EXCLUDE, V).  kvm-xfstests' layout: /dev/vdb the test device (made
 # here), /dev/vdc the scratch device, /dev/vdd-vdf with vdc the scratch
-# pool for btrfs.  xfstests' results go to /xr/results (RESULT_BASE, on the
+# pool for btrfs; for ext4 and xfs, /dev/vdd is dm-log-writes' log device.  xfstests' results go to /xr/results (RESULT_BASE, on the
 # host as they are written; KEEP_DMESG=yes keeps each test's dmesg).  A
 # KTAP document (guest/lib.sh): "./check" (figures ran, failed, notrun,
 # check_rc, seconds) and "no report, lockdep on" (the boot's figures:
@@ -12,6 +12,23 @@ XR_KSFT=/xr . /xr/lib.sh
 . /xr/job.env
 export DM_DISABLE_UDEV=1
 say() { echo "xfstests: $*"; }
+# dmsetup without udev makes /dev/mapper/NAME a device node; udev makes it
+# a link to ../dm-N, which xfstests follows to the name the kernel knows
+# the device by (/sys/fs/xfs/dm-N/...).  A wrapper ahead in PATH (the
+# root image is a snapshot) turns the nodes into such links.
+cat > /usr/local/sbin/dmsetup <<'WRAP'
+#!/bin/sh
+/usr/sbin/dmsetup "$@"
+rc=$?
+for d in /sys/block/dm-*/dm/name; do
+	[ -f "$d" ] || continue
+	l=/dev/mapper/$(cat "$d")
+	n=${d#/sys/block/}; n=${n%%/*}
+	[ -L "$l" ] || { rm -f "$l"; ln -s "../$n" "$l"; }
+done
+exit $rc
+WRAP
+chmod 755 /usr/local/sbin/dmsetup
 cd /opt/xfstests || exit 1
 case $FS in
 ext4)  mkfs="mkfs.ext4 -q -F" ;;
@@ -30,7 +47,7 @@ $mkfs /dev/vdb || exit 1
 	if [ "$FS" = btrfs ]; then
 		echo "export SCRATCH_DEV_POOL='/dev/vdc /dev/vdd /dev/vde /dev/vdf'"
 	else
-		echo "export SCRATCH_DEV=/dev/vdc"
+		echo "export SCRATCH_DEV=/dev/vdc LOGWRITES_DEV=/dev/vdd"
 	fi
 	echo "export RESULT_BASE=/xr/results KEEP_DMESG=yes"
 } > local.config
