@@ -1,11 +1,11 @@
-# Crossrelease for Linux 6.1 and 6.12 -- workbench.
+# Crossrelease for Linux 7.3, backported to 6.12 and 6.1 -- workbench.
 #   make          build the xr kernel and run the demo in QEMU (default)
 #   make test     KUnit + kselftests in QEMU, ends with "N passed, N failed"
 #   make series   the series proved: git am, checkpatch, every patch builds,
 #                 a config matrix, sparse, kernel-doc, htmldocs (table in
 #                 build/series/table.md); SERIES_STEPS="..." for a subset
-#   make export   write patches/ and the overlay back from build/linux's
-#                 commits (after git rebase -i there)
+#   make export   write the base's patches and the overlay back from its
+#                 tree's commits (build/7.3/linux; after git rebase -i there)
 #   make absorb   fold overlay edits into the patches that last touched them
 #   make check-overlay  the overlay equals the end of the series
 #   make shell    boot the xr kernel into an interactive busybox shell
@@ -21,17 +21,17 @@
 #                 Debian image (mmdebstrap), FS=ext4|xfs|btrfs, TESTS=/GROUP=,
 #                 else xfstests/<fs>.list (LIST=) in shards (SHARD=i/n);
 #                 results in build/xfstests/results/<fs>/<V>/
-# BASE=6.12 or BASE=7.3 works on that series (6.12/ or 7.3/, build/<base>/)
-# instead of 6.1's (run on 6.12 so far: test, soak, tree, export, series up
-# to checkpatch; on 7.3: test, tree, export, series up to checkpatch; bugs
-# is 6.1 only).
+# BASE selects the series: 7.3 (default; 7.3/patches, build/7.3/), 6.12
+# (6.12/patches, build/6.12/) or 6.1 (patches/, build/).  Every target
+# takes it (bench, torture, kunit and ARCH=arm64 have run on 6.1 only);
+# bugs runs the cases whose bug is in the base's code.
 # V=plain|xr selects the kernel variant (default xr); ARGS="..." adds
 # kernel command line arguments for the guest boot.  ARCH=arm64 cross-builds
 # and boots the arm64 kernel (build/out-<V>-arm64, qemu-system-aarch64
 # -M virt) for demo, test, shell, build and initramfs.
 V ?= xr
 ARCH ?= x86_64
-BASE ?= 6.1
+BASE ?= 7.3
 export ARCH BASE
 ARGS ?=
 S := scripts
@@ -109,9 +109,8 @@ xfstests: deps tree
 clean:
 	@echo ">> clean: removing build outputs (keeping the trees and build/ccache)"
 	rm -rf build/out-* build/initramfs-* build/logs build/series build/series-check
-	rm -rf build/6.12/out-* build/6.12/initramfs-* build/6.12/logs build/6.12/series build/6.12/series-check
-	-git -C build/linux worktree prune 2>/dev/null
-	-git -C build/6.12/linux worktree prune 2>/dev/null
+	for b in 6.12 7.3; do rm -rf build/$$b/out-* build/$$b/initramfs-* build/$$b/logs build/$$b/series build/$$b/series-check; done
+	-for t in build/linux build/6.12/linux build/7.3/linux; do git -C $$t worktree prune 2>/dev/null; done
 
 distclean:
 	@echo ">> distclean: removing build/"

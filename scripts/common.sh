@@ -4,12 +4,13 @@ say() { echo ">> $*"; }
 warn() { echo "!! WARNING: $*" >&2; }
 die() { echo "!! ERROR: $*" >&2; exit 1; }
 
-# Base kernel (make BASE=6.12 ...): 6.1 (default), 6.12 or 7.3.  What is
-# particular to 6.12 lives under 6.12/ (7.3's under 7.3/): its pinned package
-# (6.12/base.version), its series (6.12/patches/) and the files it adds
-# that differ from 6.1's (6.12/<kernel path>, see 6.12/README.md).  Its
-# tree, outputs and logs are under build/6.12/; ccache is shared.
-BASE=${BASE:-6.1}
+# Base kernel (make BASE=6.12 ...): 7.3 (default), 6.12 or 6.1.  What is
+# particular to 7.3 lives under 7.3/ (6.12's under 6.12/): its pinned
+# package (7.3/base.version), its series (7.3/patches/) and the files it
+# adds that differ from the root's (7.3/<kernel path>, see 7.3/README.md).
+# Its tree, outputs and logs are under build/7.3/; ccache is shared.  The
+# root holds 6.1's series (patches/), tree (build/linux) and new files.
+BASE=${BASE:-7.3}
 case $BASE in
 6.1)  BDIR=$ROOT; BUILD=$ROOT/build ;;
 6.12) BDIR=$ROOT/6.12; BUILD=$ROOT/build/6.12 ;;
