@@ -160,7 +160,8 @@ static inline void crosslock_give_up(struct crosslock *xmap,
 				     unsigned long ip) { }
 static inline bool crosslock_enabled(void) { return false; }
 static inline bool crosslock_on(void) { return false; }
-static inline void crosslock_wait(struct lockdep_map *map, unsigned long ip) { }
+/* a macro, as lock_map_acquire(): @map may be a field only lockdep has */
+#define crosslock_wait(map, ip) do { } while (0)
 static inline void crosslock_bound_begin(void) { }
 static inline void crosslock_bound_end(void) { }
 static inline void crosslock_bound_push(struct crosslock_bound *saved) { }
