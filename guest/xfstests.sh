@@ -3,7 +3,8 @@
 # from the host's 9p share /xr (the job in /xr/job.env: FS, TESTS, GROUP,
 # EXCLUDE, V).  kvm-xfstests' layout: /dev/vdb the test device (made
 # here), /dev/vdc the scratch device, /dev/vdd-vdf with vdc the scratch
-# pool for btrfs; for ext4 and xfs, /dev/vdd is dm-log-writes' log device.  xfstests' results go to /xr/results (RESULT_BASE, on the
+# pool for btrfs; for ext4 and xfs, /dev/vdd is dm-log-writes' log
+# device.  xfstests' results go to /xr/results (RESULT_BASE, on the
 # host as they are written; KEEP_DMESG=yes keeps each test's dmesg).  A
 # KTAP document (guest/lib.sh): "./check" (figures ran, failed, notrun,
 # check_rc, seconds) and "no report, lockdep on" (the boot's figures:
