@@ -152,19 +152,19 @@ if want matrix; then
 	XR=(CONFIG_LOCKDEP_CROSSRELEASE=y CONFIG_RUNTIME_TESTING_MENU=y)
 	declare -A M=(
 		[completions]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y"
-		[pagelock]="${XR[*]} CONFIG_LOCKDEP_PAGELOCK=y"
+		[folio_lock]="${XR[*]} CONFIG_LOCKDEP_FOLIO_LOCK=y"
 		[dma_fence]="${XR[*]} CONFIG_DMABUF_HEAPS=y CONFIG_LOCKDEP_DMA_FENCE=y"
-		[writeback]="${XR[*]} CONFIG_LOCKDEP_PAGELOCK=y CONFIG_LOCKDEP_WRITEBACK=y"
-		[buflock]="${XR[*]} CONFIG_LOCKDEP_BUFLOCK=y"
-		[noproc]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y CONFIG_EXPERT=y"
-		[nosmp]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y"
-		[nomodules]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y"
-		[i386]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_PAGELOCK=y CONFIG_LOCKDEP_WRITEBACK=y CONFIG_LOCKDEP_BUFLOCK=y CONFIG_LOCKDEP_DMA_FENCE=y CONFIG_DMABUF_HEAPS=y"
+		[writeback]="${XR[*]} CONFIG_LOCKDEP_FOLIO_LOCK=y CONFIG_LOCKDEP_WRITEBACK=y"
+		[buffer_lock]="${XR[*]} CONFIG_LOCKDEP_BUFFER_LOCK=y"
+		[noproc]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_FOLIO_LOCK=y CONFIG_EXPERT=y"
+		[nosmp]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_FOLIO_LOCK=y"
+		[nomodules]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_FOLIO_LOCK=y"
+		[i386]="${XR[*]} CONFIG_LOCKDEP_COMPLETIONS=y CONFIG_LOCKDEP_FOLIO_LOCK=y CONFIG_LOCKDEP_WRITEBACK=y CONFIG_LOCKDEP_BUFFER_LOCK=y CONFIG_LOCKDEP_DMA_FENCE=y CONFIG_DMABUF_HEAPS=y"
 		[noprove]="CONFIG_RUNTIME_TESTING_MENU=y"
 	)
 	declare -A OFF=([noproc]="# CONFIG_PROC_FS is not set" [nosmp]="# CONFIG_SMP is not set"
 		[nomodules]="# CONFIG_MODULES is not set" [noprove]="# CONFIG_PROVE_LOCKING is not set")
-	for name in completions pagelock dma_fence writeback buflock noproc nosmp nomodules i386 noprove; do
+	for name in completions folio_lock dma_fence writeback buffer_lock noproc nosmp nomodules i386 noprove; do
 		arch=x86_64; [ $name = i386 ] && arch=i386
 		t0=$SECONDS
 		read -r -a args <<<"${M[$name]}"

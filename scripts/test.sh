@@ -75,16 +75,16 @@ for s in $alone; do
 	own_boot "scenario $s" "$L-scenario-$s" \
 		/xr/kselftest/crossrelease/run_scenarios.sh kunit.enable=0 "xr.args=$s" "$@"
 done
-own_boot "lockdep_pagelock=off" "$L-pagelock_off" \
-	/xr/pagelock_off.sh lockdep_pagelock=off kunit.enable=0 "$@"
+own_boot "lockdep_folio_lock=off" "$L-folio_lock_off" \
+	/xr/folio_lock_off.sh lockdep_folio_lock=off kunit.enable=0 "$@"
 
 # A suite that is not built (an option lost in a config change) prints no
 # results at all; name every suite we expect so that its absence fails.
 missing=0
-for suite in crossrelease crossrelease_completion crossrelease_pagelock \
+for suite in crossrelease crossrelease_completion crossrelease_folio \
 	     crossrelease_chain crossrelease_dma_fence crossrelease_precision \
 	     lockdep_capture dma_fence_annotation lockdep_go_on \
-	     run_scenarios run_workload run_dmabuf run_lifecycle pagelock_off; do
+	     run_scenarios run_workload run_dmabuf run_lifecycle folio_lock_off; do
 	grep -q "# Subtest: $suite\$" <(sed -e 's/\r//' "$ALL") ||
 		{ warn "test: suite $suite did not run"; missing=1; }
 done

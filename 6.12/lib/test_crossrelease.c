@@ -34,8 +34,8 @@
 #include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/kthread.h>
-#include <linux/lockdep_buflock.h>
-#include <linux/lockdep_pagelock.h>
+#include <linux/buffer_crossrelease.h>
+#include <linux/folio_crossrelease.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
@@ -888,9 +888,9 @@ static int features_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "completions %d\n",
 		   IS_ENABLED(CONFIG_LOCKDEP_COMPLETIONS) && crosslock_enabled());
-	seq_printf(m, "pagelock %d\n", crosslock_folio_enabled());
+	seq_printf(m, "folio_lock %d\n", crosslock_folio_enabled());
 	seq_printf(m, "writeback %d\n", crosslock_writeback_enabled());
-	seq_printf(m, "buflock %d\n", crosslock_buffer_enabled());
+	seq_printf(m, "buffer_lock %d\n", crosslock_buffer_enabled());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(features);

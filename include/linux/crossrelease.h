@@ -34,6 +34,23 @@ enum crosslock_untracked {
 	CROSSLOCK_UNTRACKED_NR,
 };
 
+/**
+ * CROSSLOCK_OFF_PARAM() - define a boot parameter that turns a kind off
+ * @name: the parameter, as typed on the command line ("lockdep_writeback")
+ * @wanted: an __initdata bool of the kind, cleared by "@name=off"
+ *
+ * An early parameter: page_ext and the kinds' init code read @wanted
+ * before the ordinary parameters are parsed.
+ */
+#define CROSSLOCK_OFF_PARAM(name, wanted)				\
+	static int __init wanted##_param(char *str)			\
+	{								\
+		if (str && !strcmp(str, "off"))				\
+			wanted = false;					\
+		return 0;						\
+	}								\
+	early_param(name, wanted##_param)
+
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
 
 DECLARE_STATIC_KEY_TRUE(crosslock_on_key);

@@ -13,7 +13,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
-#include <linux/lockdep_pagelock.h>
+#include <linux/folio_crossrelease.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>

@@ -865,15 +865,14 @@ static void xr_dep_cache_forgets_freed_class(struct kunit *test)
  * classes a case looks for, which fresh indexes give within 33 pairs.
  */
 #define XR_POOL		512
-#define XR_POOL_SPAN	8192	/* lockdep's class indexes are below it */
 
 struct xr_pool {
 	struct lock_class_key	xkey[XR_POOL], mkey[XR_POOL];
 	struct crosslock	x[XR_POOL];	/* "(xr)test_pool", a class each */
 	struct mutex		m[XR_POOL];	/* "xr_test_pool", a class each */
 	int			xidx[XR_POOL], midx[XR_POOL];	/* their classes */
-	DECLARE_BITMAP(xbits, XR_POOL_SPAN);	/* the same, as sets */
-	DECLARE_BITMAP(mbits, XR_POOL_SPAN);
+	/* by class index: 1 + the crosslock (mutex) of that class, 0: none */
+	u16			xslot[MAX_LOCKDEP_KEYS], mslot[MAX_LOCKDEP_KEYS];
 	int			nr;
 };
 
@@ -885,6 +884,14 @@ static struct xr_pool *xr_pool_create(struct kunit *test)
 	return p;
 }
 
+/* Record that pool entry @i has class @class in @slot; returns @class */
+static int xr_pool_note(u16 *slot, int class, int i)
+{
+	if (class >= 0 && class < MAX_LOCKDEP_KEYS)
+		slot[class] = i + 1;
+	return class;
+}
+
 /* One more crosslock and one more mutex; false if the pool is full */
 static bool xr_pool_grow(struct xr_pool *p)
 {
@@ -894,15 +901,11 @@ static bool xr_pool_grow(struct xr_pool *p)
 		return false;
 	lockdep_register_key(&p->xkey[i]);
 	crosslock_init_map(&p->x[i], "(xr)test_pool", &p->xkey[i], 0);
-	p->xidx[i] = class_idx_of(&p->x[i].map);
-	if (p->xidx[i] >= 0 && p->xidx[i] < XR_POOL_SPAN)
-		__set_bit(p->xidx[i], p->xbits);
+	p->xidx[i] = xr_pool_note(p->xslot, class_idx_of(&p->x[i].map), i);
 	lockdep_register_key(&p->mkey[i]);
 	mutex_init(&p->m[i]);
 	lockdep_set_class_and_name(&p->m[i], &p->mkey[i], "xr_test_pool");
-	p->midx[i] = class_idx_of(&p->m[i].dep_map);
-	if (p->midx[i] >= 0 && p->midx[i] < XR_POOL_SPAN)
-		__set_bit(p->midx[i], p->mbits);
+	p->midx[i] = xr_pool_note(p->mslot, class_idx_of(&p->m[i].dep_map), i);
 	p->nr++;
 	return true;
 }
@@ -919,30 +922,18 @@ static void xr_pool_destroy(struct xr_pool *p)
 	vfree(p);
 }
 
-/* The one of @idx whose class index is @class, or -1 */
-static int xr_pool_find(const struct xr_pool *p, const int *idx, int class)
-{
-	int i;
-
-	for (i = 0; i < p->nr; i++) {
-		if (idx[i] == class)
-			return i;
-	}
-	return -1;
-}
-
 /*
- * Two of @idx (whose set is @bits), @lo and @hi, whose class indexes are
- * @d apart; false if none
+ * Two entries of the pool, @lo and @hi, whose class indexes (@idx, found
+ * by class in @slot) are @d apart; false if none
  */
 static bool xr_pool_apart(const struct xr_pool *p, const int *idx,
-			  const unsigned long *bits, int d, int *lo, int *hi)
+			  const u16 *slot, int d, int *lo, int *hi)
 {
 	for (*lo = 0; *lo < p->nr; (*lo)++) {
 		int class = idx[*lo] + d;
 
-		if (idx[*lo] >= 0 && class < XR_POOL_SPAN && test_bit(class, bits)) {
-			*hi = xr_pool_find(p, idx, class);
+		if (idx[*lo] >= 0 && class < MAX_LOCKDEP_KEYS && slot[class]) {
+			*hi = slot[class] - 1;
 			return true;
 		}
 	}
@@ -960,9 +951,9 @@ static bool xr_pool_colliding(struct xr_pool *p, int *a, int *b, int *c,
 {
 	int delta;
 
-	for (delta = 64; delta < XR_POOL_SPAN; delta += 64) {
-		if (xr_pool_apart(p, p->xidx, p->xbits, delta, d, b) &&
-		    xr_pool_apart(p, p->midx, p->mbits, delta, a, c))
+	for (delta = 64; delta < MAX_LOCKDEP_KEYS; delta += 64) {
+		if (xr_pool_apart(p, p->xidx, p->xslot, delta, d, b) &&
+		    xr_pool_apart(p, p->midx, p->mslot, delta, a, c))
 			return true;
 	}
 	return false;

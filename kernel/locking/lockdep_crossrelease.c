@@ -783,9 +783,9 @@ static void xr_entry_fill(struct crosslock_hist_entry *e, unsigned int class_idx
 	e->flags = flags;
 }
 
-static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
-			  unsigned long ip, unsigned int irq_context, u8 flags,
-			  u64 gen, unsigned int ctx)
+static void xr_hist_add(struct crosslock_task *xt, unsigned int class_idx,
+			unsigned long ip, unsigned int irq_context, u8 flags,
+			u64 gen, unsigned int ctx)
 {
 	struct crosslock_hist_entry *e = &xt->hist[xt->nr_written % CROSSLOCK_HIST_SIZE];
 
@@ -795,13 +795,13 @@ static void xr_hist_store(struct crosslock_task *xt, unsigned int class_idx,
 	xt->repeat_ip = 0;
 }
 
-static __always_inline void xr_hist_write(struct task_struct *curr,
-					  unsigned int class_idx, unsigned long ip,
-					  unsigned int irq_context, u8 flags,
-					  u64 gen)
+static __always_inline void xr_hist_add_current(struct task_struct *curr,
+						unsigned int class_idx, unsigned long ip,
+						unsigned int irq_context, u8 flags,
+						u64 gen)
 {
-	xr_hist_store(&curr->crosslock, class_idx, ip, irq_context, flags,
-		      gen, xr_ctx_id(curr, irq_context));
+	xr_hist_add(&curr->crosslock, class_idx, ip, irq_context, flags,
+		    gen, xr_ctx_id(curr, irq_context));
 }
 
 /* Add @elem to the sums of the entries of instance @ctx from position @pos on */
@@ -851,9 +851,9 @@ static void xr_bounds_shift(struct crosslock_task *xt, unsigned int pos)
  * up by one, with the sums and positions that refer to them.  An entry
  * older than the whole of a full ring is dropped, as it would be next.
  */
-static void xr_hist_insert(struct crosslock_task *xt, unsigned int class_idx,
-			   unsigned long ip, unsigned int irq_context, u8 flags,
-			   u64 gen, unsigned int ctx)
+static void xr_hist_add_dated(struct crosslock_task *xt, unsigned int class_idx,
+			      unsigned long ip, unsigned int irq_context, u8 flags,
+			      u64 gen, unsigned int ctx)
 {
 	struct crosslock_span *s = &xt->span[irq_context];
 	unsigned int oldest = xr_hist_oldest(xt);
@@ -865,7 +865,7 @@ static void xr_hist_insert(struct crosslock_task *xt, unsigned int class_idx,
 	       xr_gen_before(gen, xt->hist[(pos - 1) % CROSSLOCK_HIST_SIZE].gen))
 		pos--;
 	if (pos == xt->nr_written) {
-		xr_hist_store(xt, class_idx, ip, irq_context, flags, gen, ctx);
+		xr_hist_add(xt, class_idx, ip, irq_context, flags, gen, ctx);
 		return;
 	}
 	if (pos == oldest && xt->nr_written >= CROSSLOCK_HIST_SIZE)
@@ -989,8 +989,8 @@ void __crosslock_hist_add(struct task_struct *curr, struct held_lock *hlock)
 	ctx = xr_ctx_id(curr, irq_context);
 	if (xr_hist_redundant(curr, hlock, gen, ctx))
 		return;
-	xr_hist_store(&curr->crosslock, hlock->class_idx, hlock->acquire_ip,
-		      irq_context, hlock->read & CROSSLOCK_HIST_READ_MASK, gen, ctx);
+	xr_hist_add(&curr->crosslock, hlock->class_idx, hlock->acquire_ip,
+		    irq_context, hlock->read & CROSSLOCK_HIST_READ_MASK, gen, ctx);
 	xr_stack_remember(hlock->class_idx, hlock->acquire_ip);
 	if (!irq_context)
 		xr_repeat_remember(&curr->crosslock, hlock, gen);
@@ -1016,9 +1016,9 @@ void crosslock_hist_add_merged(struct task_struct *curr, int trylock,
 
 	if (trylock || !top->check || curr->crosslock.hidden)
 		return;
-	xr_hist_write(curr, top->class_idx, ip, irq_context,
-		      top->read & CROSSLOCK_HIST_READ_MASK,
-		      atomic64_read(&crosslock_gen));
+	xr_hist_add_current(curr, top->class_idx, ip, irq_context,
+			    top->read & CROSSLOCK_HIST_READ_MASK,
+			    atomic64_read(&crosslock_gen));
 	xr_stack_remember(top->class_idx, ip);
 }
 
@@ -1181,7 +1181,7 @@ static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx,
  * check: lock_sync() would only mark the class as used with interrupts
  * enabled, which matters only for a dependency into the class, and the
  * wait that adds one (a lock held) marks it then.  @class_idx: the class
- * of @map as xr_note_acquire() found it, -1 if lockdep is off.
+ * of @map as xr_hist_add_acquire() found it, -1 if lockdep is off.
  */
 static __always_inline void xr_check_wait(struct lockdep_map *map,
 					  int class_idx, unsigned long ip)
@@ -1217,16 +1217,16 @@ static __always_inline void xr_check_wait(struct lockdep_map *map,
  * elsewhere after the wait was already satisfied, whose release would then
  * seem to wait for it.
  *
- * Inlined, as are xr_hist_write() and xr_check_wait(): every uncontended
+ * Inlined, as are xr_hist_add_current() and xr_check_wait(): every uncontended
  * folio lock runs all three (crosslock_owner_lock()), and a call for each
  * cost about as much as the history entry itself.
  *
  * Return: the class index of @map, or -1 if lockdep is off (or @map has
  * no class: lockdep's tables are full).
  */
-static __always_inline int xr_note_acquire(struct lockdep_map *map, u8 wait,
-					   unsigned long ip, bool crosslock,
-					   u64 gen)
+static __always_inline int xr_hist_add_acquire(struct lockdep_map *map, u8 wait,
+					       unsigned long ip, bool crosslock,
+					       u64 gen)
 {
 	unsigned long flags;
 	int class_idx;
@@ -1237,8 +1237,9 @@ static __always_inline int xr_note_acquire(struct lockdep_map *map, u8 wait,
 	if (crosslock)
 		xr_mark_class(class_idx);
 	if (wait)
-		xr_hist_write(current, class_idx, ip, xr_irq_context(current),
-			      wait, gen ?: atomic64_read(&crosslock_gen));
+		xr_hist_add_current(current, class_idx, ip,
+				    xr_irq_context(current), wait,
+				    gen ?: atomic64_read(&crosslock_gen));
 	xr_stack_remember(class_idx, ip);
 	crosslock_lockdep_exit(flags);
 	return class_idx;
@@ -1264,7 +1265,7 @@ static int xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
 		wait = 0;
 	}
 	/* marks the class first: see crosslock_owner_wait() */
-	class_idx = xr_note_acquire(&xmap->map, wait, ip, true, gen);
+	class_idx = xr_hist_add_acquire(&xmap->map, wait, ip, true, gen);
 	raw_local_irq_restore(flags);
 	return class_idx;
 }
@@ -1304,7 +1305,7 @@ EXPORT_SYMBOL_GPL(crosslock_acquire);
  * before) never waited for it.  Nothing is written while no crosslock is
  * in flight: any crosslock acquired later is younger than the release.
  */
-static void xr_note_waited(struct crosslock *xmap, unsigned long ip)
+static void xr_hist_add_waited(struct crosslock *xmap, unsigned long ip)
 {
 	u64 gen = atomic64_read(&xmap->state.released_gen);
 	struct task_struct *curr = current;
@@ -1318,8 +1319,8 @@ static void xr_note_waited(struct crosslock *xmap, unsigned long ip)
 	if (class_idx < 0)
 		return;
 	irq_context = xr_irq_context(curr);
-	xr_hist_insert(&curr->crosslock, class_idx, ip, irq_context,
-		       CROSSLOCK_HIST_WAIT, gen, xr_ctx_id(curr, irq_context));
+	xr_hist_add_dated(&curr->crosslock, class_idx, ip, irq_context,
+			  CROSSLOCK_HIST_WAIT, gen, xr_ctx_id(curr, irq_context));
 	crosslock_lockdep_exit(flags);
 }
 
@@ -1371,7 +1372,7 @@ void crosslock_release(struct crosslock *xmap, unsigned long ip)
 {
 	if (xr_release(xmap, ip) &&
 	    (xmap->state.flags & CROSSLOCK_SELF_RELEASE))
-		xr_note_waited(xmap, ip);
+		xr_hist_add_waited(xmap, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_release);
 
@@ -1593,7 +1594,7 @@ EXPORT_SYMBOL_GPL(crosslock_commit);
 void crosslock_wait(struct lockdep_map *map, unsigned long ip)
 {
 	if (xr_enabled && atomic_read(&crosslock_nr_in_flight))
-		xr_note_acquire(map, CROSSLOCK_HIST_WAIT, ip, false, 0);
+		xr_hist_add_acquire(map, CROSSLOCK_HIST_WAIT, ip, false, 0);
 }
 EXPORT_SYMBOL_GPL(crosslock_wait);
 
@@ -1999,8 +2000,8 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	 * item's flush) may close a cycle at its first wait, and a cycle
 	 * through a crosslock is reported without switching lockdep off.
 	 */
-	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT,
-				    ip, true, 0);
+	class_idx = xr_hist_add_acquire(map, CROSSLOCK_HIST_WAIT,
+					ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
@@ -2045,7 +2046,7 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 		   xr_stack_seen_last(class_idx, ip)))
 		return;
 	/* no wait: no history entry, no generation */
-	xr_note_acquire(map, 0, ip, true, 0);
+	xr_hist_add_acquire(map, 0, ip, true, 0);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
 
@@ -2072,8 +2073,8 @@ void crosslock_owner_lock(struct lockdep_map *map, struct crosslock_owner *o,
 		return;
 	}
 	/* the wait's entry is older than the acquisition, as with two calls */
-	class_idx = xr_note_acquire(map, CROSSLOCK_HIST_WAIT,
-				    ip, true, 0);
+	class_idx = xr_hist_add_acquire(map, CROSSLOCK_HIST_WAIT,
+					ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 	xr_owner_take(o, ip);
 }

@@ -10,6 +10,7 @@
  *
  * See Documentation/locking/crossrelease.rst.
  */
+#include <kunit/visibility.h>
 #include <linux/crossrelease.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
@@ -464,7 +465,7 @@ void crosslock_reports_reset(void)
 {
 	WRITE_ONCE(xr_nr_printed, 0);
 }
-EXPORT_SYMBOL_GPL(crosslock_reports_reset);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_reports_reset);
 
 /**
  * crosslock_max_reports_get - the budget of crossrelease reports
@@ -476,7 +477,7 @@ unsigned int crosslock_max_reports_get(void)
 {
 	return xr_max_reports;
 }
-EXPORT_SYMBOL_GPL(crosslock_max_reports_get);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_max_reports_get);
 
 /**
  * crosslock_max_reports_set - change the budget of crossrelease reports
@@ -494,4 +495,4 @@ unsigned int crosslock_max_reports_set(unsigned int max)
 		WRITE_ONCE(xr_max_reports, min_t(unsigned int, max, XR_REPORTS_MAX));
 	return old;
 }
-EXPORT_SYMBOL_GPL(crosslock_max_reports_set);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_max_reports_set);

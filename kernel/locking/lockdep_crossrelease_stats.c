@@ -8,6 +8,7 @@
  * /proc/lockdep_stats, with one name per counter; the KUnit suites read
  * them with crosslock_counter_read().
  */
+#include <kunit/visibility.h>
 #include <linux/crossrelease.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
@@ -32,7 +33,7 @@ unsigned long crosslock_counter_read(enum crosslock_counter_id id)
 		sum += per_cpu(crosslock_counters[id], cpu);
 	return sum;
 }
-EXPORT_SYMBOL_GPL(crosslock_counter_read);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_counter_read);
 
 static const char *const xr_counter_names[CROSSLOCK_COUNTER_COUNT] = {
 	[CROSSLOCK_COUNTER_COMMITS]		= "crossrelease commits",

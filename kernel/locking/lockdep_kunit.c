@@ -6,6 +6,7 @@
  * tracing support is needed: a capture remembers the sequence number of
  * the next printk record and later searches every record printed since.
  */
+#include <kunit/visibility.h>
 #include <linux/async.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -60,7 +61,7 @@ bool lockdep_kunit_rearms(void)
 {
 	return rearm;
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_rearms);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_rearms);
 
 /**
  * lockdep_kunit_reports_enabled - may cases that expect a report run?
@@ -71,7 +72,7 @@ bool lockdep_kunit_reports_enabled(void)
 {
 	return reports;
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_reports_enabled);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_reports_enabled);
 
 /* console loglevel before a report made it verbose (console_verbose()) */
 static int saved_loglevel = -1;
@@ -106,7 +107,7 @@ void lockdep_kunit_capture_start(struct lockdep_capture *c)
 	if (READ_ONCE(debug_locks))
 		saved_loglevel = console_loglevel;
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_capture_start);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_capture_start);
 
 /* Lines printed since capture start that contain one of @needles */
 static unsigned int count_lines(struct lockdep_capture *c,
@@ -157,7 +158,7 @@ unsigned int lockdep_kunit_count(struct lockdep_capture *c, const char *needle)
 {
 	return count_lines(c, &needle, 1, UINT_MAX);
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_count);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_count);
 
 /**
  * lockdep_kunit_report_seen - search the log printed since capture start
@@ -171,7 +172,7 @@ bool lockdep_kunit_report_seen(struct lockdep_capture *c, const char *needle)
 {
 	return search(c, &needle, 1);
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_report_seen);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_report_seen);
 
 /**
  * lockdep_kunit_any_report - did lockdep print any report since start?
@@ -184,7 +185,7 @@ bool lockdep_kunit_any_report(struct lockdep_capture *c)
 {
 	return search(c, lockdep_headlines, ARRAY_SIZE(lockdep_headlines));
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_any_report);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_any_report);
 
 #ifdef CONFIG_LOCKDEP_CROSSRELEASE
 /**
@@ -210,7 +211,7 @@ bool lockdep_kunit_xr_goes_on(void)
 
 static void lockdep_kunit_xr_reset(void) { }
 #endif
-EXPORT_SYMBOL_GPL(lockdep_kunit_xr_goes_on);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_xr_goes_on);
 
 /**
  * lockdep_kunit_quiesce - let boot-time async work finish
@@ -231,7 +232,7 @@ void lockdep_kunit_quiesce(void)
 	wait_for_initramfs();
 	async_synchronize_full();
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_quiesce);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_quiesce);
 
 /**
  * lockdep_kunit_reset - re-arm lockdep after an expected report
@@ -287,7 +288,7 @@ void lockdep_kunit_reset(void)
 	if (saved_loglevel >= 0)
 		console_loglevel = saved_loglevel;
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_reset);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_reset);
 
 /**
  * lockdep_kunit_is_on - is lockdep still validating (no report so far)?
@@ -298,7 +299,7 @@ bool lockdep_kunit_is_on(void)
 {
 	return READ_ONCE(debug_locks);
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_is_on);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_is_on);
 
 /**
  * lockdep_kunit_until_waiting - wait until @nr tasks wait on a completion
@@ -325,7 +326,7 @@ void lockdep_kunit_until_waiting(struct completion *c, int nr)
 		usleep_range(200, 400);
 	}
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_until_waiting);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_until_waiting);
 
 struct lockdep_kunit_irq {
 	struct hrtimer		hrtimer;
@@ -420,7 +421,7 @@ bool lockdep_kunit_irq_on_this_task(bool hard, void (*fn)(void *arg), void *arg)
 
 	return hard ? lockdep_kunit_hardirq(&irq) : lockdep_kunit_softirq(&irq);
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_irq_on_this_task);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_irq_on_this_task);
 
 /**
  * lockdep_kunit_fixture_init - set a case's fixture up
@@ -440,7 +441,7 @@ void lockdep_kunit_fixture_init(struct lockdep_kunit_fixture *f,
 	lockdep_set_class_and_name(&f->m, &f->key_m, mutex_name);
 	lockdep_kunit_capture_start(&f->cap);
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_fixture_init);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_fixture_init);
 
 /**
  * lockdep_kunit_fixture_exit - tear a case's fixture down
@@ -456,7 +457,7 @@ void lockdep_kunit_fixture_exit(struct lockdep_kunit_fixture *f)
 	mutex_destroy(&f->m);
 	lockdep_unregister_key(&f->key_m);
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_fixture_exit);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_fixture_exit);
 
 /**
  * lockdep_kunit_idle_until_stopped - idle in a kthread until it is stopped
@@ -476,7 +477,7 @@ void lockdep_kunit_idle_until_stopped(void)
 		schedule_timeout_interruptible(1);
 	}
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_idle_until_stopped);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_idle_until_stopped);
 
 static int lockdep_kunit_kthread_fn(void *data)
 {
@@ -510,7 +511,7 @@ struct task_struct *lockdep_kunit_run_kthread(struct lockdep_kunit_kthread *k,
 	k->task = kthread_run(lockdep_kunit_kthread_fn, k, "%s", name);
 	return k->task;
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_run_kthread);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_run_kthread);
 
 /**
  * lockdep_kunit_stop_kthread - stop a kthread of lockdep_kunit_run_kthread()
@@ -524,4 +525,4 @@ int lockdep_kunit_stop_kthread(struct lockdep_kunit_kthread *k)
 {
 	return kthread_stop(k->task);
 }
-EXPORT_SYMBOL_GPL(lockdep_kunit_stop_kthread);
+EXPORT_SYMBOL_IF_KUNIT(lockdep_kunit_stop_kthread);

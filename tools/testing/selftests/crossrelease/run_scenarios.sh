@@ -69,7 +69,7 @@ has_edge() {
 # Completions are required (see config): their checks never skip.  Page
 # locks are checked only once the kernel tracks them.
 feature() {
-	[ "$1" != pagelock ] && return 0
+	[ "$1" != folio_lock ] && return 0
 	[ "$(awk -v k="$1" '$1 == k { print $2 }' $dbg/features)" = 1 ]
 }
 

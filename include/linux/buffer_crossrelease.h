@@ -2,17 +2,17 @@
 /*
  * Buffer locks (BH_Lock) as lockdep crosslocks: the hooks that the buffer
  * lock primitives call, each an inline test of a static key around an
- * out-of-line slow path.  See fs/lockdep_buflock.c.
+ * out-of-line slow path.  See fs/buffer_crossrelease.c.
  */
-#ifndef __LINUX_LOCKDEP_BUFLOCK_H
-#define __LINUX_LOCKDEP_BUFLOCK_H
+#ifndef __LINUX_BUFFER_CROSSRELEASE_H
+#define __LINUX_BUFFER_CROSSRELEASE_H
 
 #include <linux/jump_label.h>
 #include <linux/types.h>
 
 struct buffer_head;
 
-#ifdef CONFIG_LOCKDEP_BUFLOCK
+#ifdef CONFIG_LOCKDEP_BUFFER_LOCK
 
 DECLARE_STATIC_KEY_FALSE(crosslock_buffer_key);
 
@@ -27,7 +27,7 @@ const char *crosslock_buffer_class_name(struct buffer_head *bh);
  * crosslock_buffer_enabled - are buffer locks tracked in this boot?
  *
  * Return: false during early boot, or when booted with
- * "lockdep_buflock=off" or "crossrelease=off".
+ * "lockdep_buffer_lock=off" or "crossrelease=off".
  */
 static __always_inline bool crosslock_buffer_enabled(void)
 {
@@ -73,7 +73,7 @@ static __always_inline void crosslock_buffer_release(struct buffer_head *bh)
 		__crosslock_buffer_release(bh);
 }
 
-#else /* !CONFIG_LOCKDEP_BUFLOCK */
+#else /* !CONFIG_LOCKDEP_BUFFER_LOCK */
 
 static inline bool crosslock_buffer_enabled(void) { return false; }
 static inline void crosslock_buffer_wait(struct buffer_head *bh,
@@ -93,5 +93,5 @@ static inline const char *crosslock_buffer_class_name(struct buffer_head *bh)
 	return "";
 }
 
-#endif /* CONFIG_LOCKDEP_BUFLOCK */
-#endif /* __LINUX_LOCKDEP_BUFLOCK_H */
+#endif /* CONFIG_LOCKDEP_BUFFER_LOCK */
+#endif /* __LINUX_BUFFER_CROSSRELEASE_H */

@@ -5,7 +5,7 @@
  * lock_buffer() is taken by a task and most often dropped by the I/O
  * completion, end_buffer_read_sync() or end_buffer_write_sync(), so
  * lockdep's held-lock stack cannot follow it.  A buffer lock is an owned
- * crosslock, as a folio lock is (mm/lockdep_pagelock.c): lock_buffer()
+ * crosslock, as a folio lock is (mm/folio_crossrelease.c): lock_buffer()
  * and wait_on_buffer() wait for it, taking the bit records the owner in
  * the buffer_head, and unlock_buffer() commits what its context acquired
  * since.
@@ -21,12 +21,13 @@
  *  - "(BH_Lock)bdev": buffers of a block device nothing is mounted on;
  *  - "(BH_Lock)buffer": buffers of no page cache.
  *
- * "lockdep_buflock=off" on the command line turns the tracking off; the
+ * "lockdep_buffer_lock=off" on the command line turns the tracking off; the
  * state in struct buffer_head (16 bytes) stays.
  * See Documentation/locking/crossrelease.rst.
  */
-#define pr_fmt(fmt) "lockdep_buflock: " fmt
+#define pr_fmt(fmt) "lockdep_buffer_lock: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/blkdev.h>
 #include <linux/buffer_head.h>
 #include <linux/crossrelease.h>
@@ -34,19 +35,13 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
-#include <linux/lockdep_buflock.h>
+#include <linux/buffer_crossrelease.h>
 #include <linux/pagemap.h>
 #include <linux/string.h>
 
-static bool buflock_wanted __initdata = true;
+static bool buffer_lock_wanted __initdata = true;
 
-static int __init lockdep_buflock_setup(char *str)
-{
-	if (str && !strcmp(str, "off"))
-		buflock_wanted = false;
-	return 0;
-}
-early_param("lockdep_buflock", lockdep_buflock_setup);
+CROSSLOCK_OFF_PARAM("lockdep_buffer_lock", buffer_lock_wanted);
 
 DEFINE_STATIC_KEY_FALSE(crosslock_buffer_key);
 EXPORT_SYMBOL_GPL(crosslock_buffer_key);
@@ -221,7 +216,7 @@ const char *crosslock_buffer_class_name(struct buffer_head *bh)
 {
 	return buffer_lock_class(bh)->name;
 }
-EXPORT_SYMBOL_GPL(crosslock_buffer_class_name);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_buffer_class_name);
 
 /**
  * crosslock_buffer_owned - is @bh recorded as locked?
@@ -236,9 +231,9 @@ bool crosslock_buffer_owned(struct buffer_head *bh)
 {
 	return crosslock_buffer_enabled() && READ_ONCE(bh->b_lock_owner.gen);
 }
-EXPORT_SYMBOL_GPL(crosslock_buffer_owned);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_buffer_owned);
 
-/* The slow paths of the hooks in <linux/lockdep_buflock.h> */
+/* The slow paths of the hooks in <linux/buffer_crossrelease.h> */
 
 void __crosslock_buffer_wait(struct buffer_head *bh, unsigned long ip)
 {
@@ -308,12 +303,12 @@ void __crosslock_buffer_release(struct buffer_head *bh)
 }
 EXPORT_SYMBOL_GPL(__crosslock_buffer_release);
 
-static int __init lockdep_buflock_init(void)
+static int __init lockdep_buffer_lock_init(void)
 {
-	if (!buflock_wanted || !crosslock_enabled())
+	if (!buffer_lock_wanted || !crosslock_enabled())
 		return 0;
 	static_branch_enable(&crosslock_buffer_key);
 	pr_info("tracking buffer locks\n");
 	return 0;
 }
-early_initcall(lockdep_buflock_init);
+early_initcall(lockdep_buffer_lock_init);

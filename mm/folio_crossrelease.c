@@ -39,17 +39,18 @@
  * are named "(PG_writeback)..." after the same owners, and its state is a
  * second slot in the same page_ext.
  * The per-folio state lives in page_ext (struct page does not grow for a
- * debug feature); "lockdep_pagelock=off" on the command line does not even
+ * debug feature); "lockdep_folio_lock=off" on the command line does not even
  * allocate it.  See Documentation/locking/crossrelease.rst.
  */
-#define pr_fmt(fmt) "lockdep_pagelock: " fmt
+#define pr_fmt(fmt) "lockdep_folio_lock: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/crossrelease.h>
 #include <linux/crossrelease_class_table.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
-#include <linux/lockdep_pagelock.h>
+#include <linux/folio_crossrelease.h>
 #include <linux/mm.h>
 #include <linux/page_ext.h>
 #include <linux/string.h>
@@ -66,24 +67,11 @@ static const char *const folio_bit_names[NR_FOLIO_BITS] = {
 	[FOLIO_WRITEBACK]	= "PG_writeback",
 };
 
-static bool pagelock_wanted __initdata = true;
+static bool folio_lock_wanted __initdata = true;
 static bool writeback_wanted __initdata = IS_ENABLED(CONFIG_LOCKDEP_WRITEBACK);
 
-static int __init lockdep_pagelock_setup(char *str)
-{
-	if (str && !strcmp(str, "off"))
-		pagelock_wanted = false;
-	return 0;
-}
-early_param("lockdep_pagelock", lockdep_pagelock_setup);
-
-static int __init lockdep_writeback_setup(char *str)
-{
-	if (str && !strcmp(str, "off"))
-		writeback_wanted = false;
-	return 0;
-}
-early_param("lockdep_writeback", lockdep_writeback_setup);
+CROSSLOCK_OFF_PARAM("lockdep_folio_lock", folio_lock_wanted);
+CROSSLOCK_OFF_PARAM("lockdep_writeback", writeback_wanted);
 
 /* Off until page_ext has room for every folio's state. */
 DEFINE_STATIC_KEY_FALSE(crosslock_folio_key);
@@ -177,9 +165,9 @@ static struct lockdep_map *folio_class(struct folio *folio, enum folio_bit bit)
 		return &anon_maps[bit];
 	preempt_disable_notrace();
 	mapping = READ_ONCE(folio->mapping);
-	if ((unsigned long)mapping & FOLIO_MAPPING_ANON) {
+	if ((unsigned long)mapping & PAGE_MAPPING_ANON) {
 		map = &anon_maps[bit];
-	} else if (mapping && !((unsigned long)mapping & FOLIO_MAPPING_FLAGS)) {
+	} else if (mapping && !((unsigned long)mapping & PAGE_MAPPING_FLAGS)) {
 		host = READ_ONCE(mapping->host);
 		if (host)
 			map = mapping_folio_class(mapping, host, bit);
@@ -198,7 +186,7 @@ const char *crosslock_folio_class_name(struct folio *folio)
 {
 	return folio_class(folio, FOLIO_LOCKED)->name;
 }
-EXPORT_SYMBOL_GPL(crosslock_folio_class_name);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_folio_class_name);
 
 /**
  * crosslock_writeback_class_name - the name of @folio's writeback class
@@ -212,7 +200,7 @@ const char *crosslock_writeback_class_name(struct folio *folio)
 {
 	return folio_class(folio, FOLIO_WRITEBACK)->name;
 }
-EXPORT_SYMBOL_GPL(crosslock_writeback_class_name);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_writeback_class_name);
 
 /*
  * How many bits have a slot: writeback's comes second, so that folio
@@ -220,16 +208,16 @@ EXPORT_SYMBOL_GPL(crosslock_writeback_class_name);
  */
 static unsigned int nr_folio_slots __ro_after_init;
 
-static bool __init need_lockdep_pagelock(void)
+static bool __init need_folio_crossrelease(void)
 {
-	if (!pagelock_wanted || !crosslock_enabled())
+	if (!folio_lock_wanted || !crosslock_enabled())
 		return false;
 	nr_folio_slots = writeback_wanted ? 2 : 1;
 	crosslock_folio_ops.size = nr_folio_slots * sizeof(struct crosslock_owner);
 	return true;
 }
 
-static void __init init_lockdep_pagelock(void)
+static void __init init_folio_crossrelease(void)
 {
 	if (!nr_folio_slots)
 		return;
@@ -243,8 +231,8 @@ static void __init init_lockdep_pagelock(void)
 
 struct page_ext_operations crosslock_folio_ops = {
 	.size = sizeof(struct crosslock_owner),
-	.need = need_lockdep_pagelock,
-	.init = init_lockdep_pagelock,
+	.need = need_folio_crossrelease,
+	.init = init_folio_crossrelease,
 };
 
 /*
@@ -435,7 +423,7 @@ static void folio_bit_release(struct folio *folio, enum folio_bit bit,
 					&state, true);
 }
 
-/* The slow paths of the hooks in <linux/lockdep_pagelock.h> */
+/* The slow paths of the hooks in <linux/folio_crossrelease.h> */
 
 void __crosslock_folio_wait(struct folio *folio, unsigned long ip)
 {
@@ -574,7 +562,7 @@ bool crosslock_folio_owned(struct folio *folio)
 {
 	return crosslock_folio_enabled() && folio_bit_owned(folio, FOLIO_LOCKED);
 }
-EXPORT_SYMBOL_GPL(crosslock_folio_owned);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_folio_owned);
 
 /**
  * crosslock_writeback_owned - is @folio recorded as under writeback?
@@ -590,4 +578,4 @@ bool crosslock_writeback_owned(struct folio *folio)
 	return crosslock_writeback_enabled() &&
 	       folio_bit_owned(folio, FOLIO_WRITEBACK);
 }
-EXPORT_SYMBOL_GPL(crosslock_writeback_owned);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_writeback_owned);

@@ -4,11 +4,11 @@
  * crosslocks: the hooks that the folio lock and writeback primitives
  * call.  Each is an inline test of a static key around an out-of-line
  * slow path (as <linux/page_owner.h> does), so that a kernel booted with
- * "lockdep_pagelock=off" pays one patched-out branch per hook.
- * See mm/lockdep_pagelock.c.
+ * "lockdep_folio_lock=off" pays one patched-out branch per hook.
+ * See mm/folio_crossrelease.c.
  */
-#ifndef __LINUX_LOCKDEP_PAGELOCK_H
-#define __LINUX_LOCKDEP_PAGELOCK_H
+#ifndef __LINUX_FOLIO_CROSSRELEASE_H
+#define __LINUX_FOLIO_CROSSRELEASE_H
 
 #include <linux/jump_label.h>
 #include <linux/types.h>
@@ -18,7 +18,7 @@ struct lockdep_map;
 struct page;
 struct spinlock;
 
-#ifdef CONFIG_LOCKDEP_PAGELOCK
+#ifdef CONFIG_LOCKDEP_FOLIO_LOCK
 
 struct page_ext_operations;
 extern struct page_ext_operations crosslock_folio_ops;
@@ -46,7 +46,7 @@ const char *crosslock_writeback_class_name(struct folio *folio);
  * crosslock_folio_enabled - are folio locks tracked in this boot?
  *
  * Return: false before page_ext is set up, or when booted with
- * "lockdep_pagelock=off" or "crossrelease=off".
+ * "lockdep_folio_lock=off" or "crossrelease=off".
  */
 static __always_inline bool crosslock_folio_enabled(void)
 {
@@ -72,7 +72,7 @@ static __always_inline void crosslock_folio_wait(struct folio *folio,
  * crosslock_folio_wait_class - the class of @folio's lock, under @ptl
  *
  * For a wait that begins after dropping @ptl, the page table lock that
- * keeps @folio from being freed (softleaf_entry_wait_on_locked()): the
+ * keeps @folio from being freed (migration_entry_wait_on_locked()): the
  * class is looked up while the folio is sure to be what the caller saw,
  * and the wait is noted once @ptl is dropped, by
  * crosslock_folio_wait_class_end(), so that @ptl is not a held lock of
@@ -146,7 +146,7 @@ static __always_inline void crosslock_folio_split(struct page *head,
 		__crosslock_folio_split(head, nr, new_nr, kept);
 }
 
-#else /* !CONFIG_LOCKDEP_PAGELOCK */
+#else /* !CONFIG_LOCKDEP_FOLIO_LOCK */
 
 static inline void crosslock_folio_wait(struct folio *folio,
 					unsigned long ip) { }
@@ -185,7 +185,7 @@ static inline const char *crosslock_writeback_class_name(struct folio *folio)
 	return "";
 }
 
-#endif /* CONFIG_LOCKDEP_PAGELOCK */
+#endif /* CONFIG_LOCKDEP_FOLIO_LOCK */
 
 #ifdef CONFIG_LOCKDEP_WRITEBACK
 
@@ -199,7 +199,7 @@ void __crosslock_writeback_end(struct folio *folio);
  * crosslock_writeback_enabled - is folio writeback tracked in this boot?
  *
  * Return: false before page_ext is set up, or when booted with
- * "lockdep_writeback=off", "lockdep_pagelock=off" or "crossrelease=off".
+ * "lockdep_writeback=off", "lockdep_folio_lock=off" or "crossrelease=off".
  */
 static __always_inline bool crosslock_writeback_enabled(void)
 {
@@ -248,4 +248,4 @@ static inline void crosslock_writeback_start(struct folio *folio,
 static inline void crosslock_writeback_end(struct folio *folio) { }
 
 #endif /* CONFIG_LOCKDEP_WRITEBACK */
-#endif /* __LINUX_LOCKDEP_PAGELOCK_H */
+#endif /* __LINUX_FOLIO_CROSSRELEASE_H */

@@ -5,7 +5,7 @@
  * lock_buffer() is taken by a task and most often dropped by the I/O
  * completion, end_buffer_read_sync() or end_buffer_write_sync(), so
  * lockdep's held-lock stack cannot follow it.  A buffer lock is an owned
- * crosslock, as a folio lock is (mm/lockdep_pagelock.c): lock_buffer()
+ * crosslock, as a folio lock is (mm/folio_crossrelease.c): lock_buffer()
  * and wait_on_buffer() wait for it, taking the bit records the owner in
  * the buffer_head, and unlock_buffer() commits what its context acquired
  * since.
@@ -21,12 +21,13 @@
  *  - "(BH_Lock)bdev": buffers of a block device nothing is mounted on;
  *  - "(BH_Lock)buffer": buffers of no page cache.
  *
- * "lockdep_buflock=off" on the command line turns the tracking off; the
+ * "lockdep_buffer_lock=off" on the command line turns the tracking off; the
  * state in struct buffer_head (16 bytes) stays.
  * See Documentation/locking/crossrelease.rst.
  */
-#define pr_fmt(fmt) "lockdep_buflock: " fmt
+#define pr_fmt(fmt) "lockdep_buffer_lock: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/blkdev.h>
 #include <linux/buffer_head.h>
 #include <linux/crossrelease.h>
@@ -34,19 +35,13 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
-#include <linux/lockdep_buflock.h>
+#include <linux/buffer_crossrelease.h>
 #include <linux/pagemap.h>
 #include <linux/string.h>
 
-static bool buflock_wanted __initdata = true;
+static bool buffer_lock_wanted __initdata = true;
 
-static int __init lockdep_buflock_setup(char *str)
-{
-	if (str && !strcmp(str, "off"))
-		buflock_wanted = false;
-	return 0;
-}
-early_param("lockdep_buflock", lockdep_buflock_setup);
+CROSSLOCK_OFF_PARAM("lockdep_buffer_lock", buffer_lock_wanted);
 
 DEFINE_STATIC_KEY_FALSE(crosslock_buffer_key);
 EXPORT_SYMBOL_GPL(crosslock_buffer_key);
@@ -119,35 +114,19 @@ static struct lockdep_map *bh_owner_class(const void *owner,
  */
 static struct address_space *buffer_mapping(struct buffer_head *bh)
 {
-	struct folio *folio = READ_ONCE(bh->b_folio);
+	struct page *page = READ_ONCE(bh->b_page);
 	struct address_space *mapping;
+	struct folio *folio;
 
-	if (!folio)
+	if (!page)
 		return NULL;
+	folio = page_folio(page);
 	if (folio_test_slab(folio))
 		return NULL;
 	mapping = READ_ONCE(folio->mapping);
 	if ((unsigned long)mapping & PAGE_MAPPING_FLAGS)
 		return NULL;
 	return mapping;
-}
-
-/*
- * The super block of the file system mounted on @bdev, if any: a file
- * system claims the device its super block lives on with fs_holder_ops
- * and the super block as holder.  Another device it claims so (ext4's
- * external journal) does not count.
- */
-static struct super_block *bdev_mounted_sb(struct block_device *bdev)
-{
-	struct super_block *sb;
-
-	if (READ_ONCE(bdev->bd_holder_ops) != &fs_holder_ops)
-		return NULL;
-	sb = READ_ONCE(bdev->bd_holder);
-	if (!sb || READ_ONCE(sb->s_bdev) != bdev)
-		return NULL;
-	return sb;
 }
 
 /*
@@ -172,7 +151,7 @@ static struct lockdep_map *buffer_lock_class(struct buffer_head *bh)
 				     READ_ONCE(mapping->a_ops));
 	} else {
 		bdev = READ_ONCE(bh->b_bdev);
-		sb = bdev ? bdev_mounted_sb(bdev) : NULL;
+		sb = bdev ? READ_ONCE(bdev->bd_super) : NULL;
 		if (sb)
 			map = bh_owner_class(sb->s_type, sb, NULL);
 		else if (host)
@@ -222,7 +201,7 @@ const char *crosslock_buffer_class_name(struct buffer_head *bh)
 {
 	return buffer_lock_class(bh)->name;
 }
-EXPORT_SYMBOL_GPL(crosslock_buffer_class_name);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_buffer_class_name);
 
 /**
  * crosslock_buffer_owned - is @bh recorded as locked?
@@ -237,9 +216,9 @@ bool crosslock_buffer_owned(struct buffer_head *bh)
 {
 	return crosslock_buffer_enabled() && READ_ONCE(bh->b_lock_owner.gen);
 }
-EXPORT_SYMBOL_GPL(crosslock_buffer_owned);
+EXPORT_SYMBOL_IF_KUNIT(crosslock_buffer_owned);
 
-/* The slow paths of the hooks in <linux/lockdep_buflock.h> */
+/* The slow paths of the hooks in <linux/buffer_crossrelease.h> */
 
 void __crosslock_buffer_wait(struct buffer_head *bh, unsigned long ip)
 {
@@ -309,12 +288,12 @@ void __crosslock_buffer_release(struct buffer_head *bh)
 }
 EXPORT_SYMBOL_GPL(__crosslock_buffer_release);
 
-static int __init lockdep_buflock_init(void)
+static int __init lockdep_buffer_lock_init(void)
 {
-	if (!buflock_wanted || !crosslock_enabled())
+	if (!buffer_lock_wanted || !crosslock_enabled())
 		return 0;
 	static_branch_enable(&crosslock_buffer_key);
 	pr_info("tracking buffer locks\n");
 	return 0;
 }
-early_initcall(lockdep_buflock_init);
+early_initcall(lockdep_buffer_lock_init);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite for folio locks as crosslocks (CONFIG_LOCKDEP_PAGELOCK), folio
+ * KUnit suite for folio locks as crosslocks (CONFIG_LOCKDEP_FOLIO_LOCK), folio
  * writeback (CONFIG_LOCKDEP_WRITEBACK) and buffer locks
- * (CONFIG_LOCKDEP_BUFLOCK).
+ * (CONFIG_LOCKDEP_BUFFER_LOCK).
  *
  * As in the completion suite, a case first lets lockdep learn one half of
  * a cycle in a run that cannot hang, then plays the other half; it asserts
@@ -14,7 +14,7 @@
 #include <linux/blkdev.h>
 #include <linux/buffer_head.h>
 #include <linux/gfp.h>
-#include <linux/lockdep_pagelock.h>
+#include <linux/folio_crossrelease.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>
@@ -52,7 +52,7 @@ static int pl_test_init(struct kunit *test)
 	ctx->g = folio_alloc(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->f);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->g);
-#ifdef CONFIG_BLOCK
+#ifdef CONFIG_BUFFER_HEAD
 	ctx->bh = alloc_buffer_head(GFP_KERNEL);
 	ctx->bh2 = alloc_buffer_head(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->bh);
@@ -61,7 +61,7 @@ static int pl_test_init(struct kunit *test)
 
 	crossrelease_kunit_skip_if_off(test);
 	if (!crosslock_folio_enabled())
-		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
+		kunit_skip(test, "folio locks not tracked (lockdep_folio_lock=off?)");
 	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	return 0;
 }
@@ -74,7 +74,7 @@ static void pl_test_exit(struct kunit *test)
 		folio_put(ctx->f);
 	if (ctx->g)
 		folio_put(ctx->g);
-#ifdef CONFIG_BLOCK
+#ifdef CONFIG_BUFFER_HEAD
 	if (ctx->bh)
 		free_buffer_head(ctx->bh);
 	if (ctx->bh2)
@@ -224,7 +224,7 @@ static void pl_folio_left_mapping_reported(struct kunit *test)
 	struct page *page0, *page1;
 	struct file *file;
 
-	file = shmem_kernel_file_setup("pl_test", 2 * PAGE_SIZE, 0);
+	file = shmem_kernel_file_setup("pl_test", 2 * PAGE_SIZE, EMPTY_VMA_FLAGS);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
 	page0 = shmem_read_mapping_page(file->f_mapping, 0);
 	page1 = shmem_read_mapping_page(file->f_mapping, 1);
@@ -233,7 +233,9 @@ static void pl_folio_left_mapping_reported(struct kunit *test)
 
 	lock_page(page0);
 	lockdep_kunit_take_m(&ctx->fx);
-	KUNIT_EXPECT_EQ(test, generic_error_remove_page(file->f_mapping, page0), 0);
+	KUNIT_EXPECT_EQ(test,
+			generic_error_remove_folio(file->f_mapping, page_folio(page0)),
+			0);
 	KUNIT_EXPECT_NULL(test, page0->mapping);
 	unlock_page(page0);
 
@@ -630,7 +632,7 @@ static void pl_classes_sleep(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
-#ifdef CONFIG_BLOCK
+#ifdef CONFIG_BUFFER_HEAD
 /* The cycle M -> (BH_Lock) -> M */
 static const struct lockdep_kunit_report bh_cycle = {
 	.headline = LOCKDEP_KUNIT_CIRCULAR,
@@ -641,7 +643,7 @@ static const struct lockdep_kunit_report bh_cycle = {
 static void skip_unless_buffer(struct kunit *test)
 {
 	if (!crosslock_buffer_enabled())
-		kunit_skip(test, "buffer locks not tracked (lockdep_buflock=off?)");
+		kunit_skip(test, "buffer locks not tracked (lockdep_buffer_lock=off?)");
 }
 
 /* X: locks @bh2 and leaves it to Z, as a submitter leaves it to the I/O. */
@@ -741,7 +743,7 @@ static void move_take_m_and_unlock_buffer_fn(void *data)
 {
 	struct pl_ctx *ctx = data;
 
-	set_bh_page(ctx->bh2, ctx->page, 0);
+	folio_set_bh(ctx->bh2, page_folio(ctx->page), 0);
 	lockdep_kunit_take_m(&ctx->fx);
 	unlock_buffer(ctx->bh2);
 	complete(&ctx->go);
@@ -760,7 +762,7 @@ static void pl_buffer_moved_while_locked_reported(struct kunit *test)
 	struct file *file;
 
 	skip_unless_buffer(test);
-	file = shmem_kernel_file_setup("pl_test", PAGE_SIZE, 0);
+	file = shmem_kernel_file_setup("pl_test", PAGE_SIZE, EMPTY_VMA_FLAGS);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
 	ctx->page = shmem_read_mapping_page(file->f_mapping, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->page));
@@ -768,7 +770,7 @@ static void pl_buffer_moved_while_locked_reported(struct kunit *test)
 
 	run_buffer_pair(test, ctx, move_take_m_and_unlock_buffer_fn);
 	KUNIT_EXPECT_STRNEQ(test, crosslock_buffer_class_name(ctx->bh2), BH_CLASS);
-	ctx->bh2->b_page = NULL;
+	ctx->bh2->b_folio = NULL;
 	ctx->bh2->b_data = NULL;
 
 	mutex_lock(&ctx->fx.m);
@@ -818,7 +820,8 @@ static void pl_buffer_on_slab_quiet(struct kunit *test)
 	skip_unless_buffer(test);
 	data = kmalloc(512, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, data);
-	set_bh_page(ctx->bh, virt_to_page(data), offset_in_page(data));
+	folio_set_bh(ctx->bh, virt_to_folio(data),
+		     offset_in_folio(virt_to_folio(data), data));
 	KUNIT_EXPECT_STREQ(test, crosslock_buffer_class_name(ctx->bh), BH_CLASS);
 
 	mutex_lock(&ctx->fx.m);
@@ -826,12 +829,12 @@ static void pl_buffer_on_slab_quiet(struct kunit *test)
 	unlock_buffer(ctx->bh);
 	mutex_unlock(&ctx->fx.m);
 
-	ctx->bh->b_page = NULL;
+	ctx->bh->b_folio = NULL;
 	ctx->bh->b_data = NULL;
 	kfree(data);
 	expect_quiet(test, ctx);
 }
-#endif /* CONFIG_BLOCK */
+#endif /* CONFIG_BUFFER_HEAD */
 
 static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_folio_abba_reported),
@@ -852,7 +855,7 @@ static struct kunit_case pl_test_cases[] = {
 #endif
 	KUNIT_CASE(pl_folio_lock_before_end_writeback_reported),
 	KUNIT_CASE(pl_classes_sleep),
-#ifdef CONFIG_BLOCK
+#ifdef CONFIG_BUFFER_HEAD
 	KUNIT_CASE(pl_buffer_lock_reported),
 	KUNIT_CASE(pl_buffer_lock_quiet),
 	KUNIT_CASE(pl_buffer_moved_while_locked_reported),
@@ -863,7 +866,7 @@ static struct kunit_case pl_test_cases[] = {
 };
 
 static struct kunit_suite pl_test_suite = {
-	.name = "crossrelease_pagelock",
+	.name = "crossrelease_folio",
 	.init = pl_test_init,
 	.exit = pl_test_exit,
 	.test_cases = pl_test_cases,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite for folio locks as crosslocks (CONFIG_LOCKDEP_PAGELOCK), folio
+ * KUnit suite for folio locks as crosslocks (CONFIG_LOCKDEP_FOLIO_LOCK), folio
  * writeback (CONFIG_LOCKDEP_WRITEBACK) and buffer locks
- * (CONFIG_LOCKDEP_BUFLOCK).
+ * (CONFIG_LOCKDEP_BUFFER_LOCK).
  *
  * As in the completion suite, a case first lets lockdep learn one half of
  * a cycle in a run that cannot hang, then plays the other half; it asserts
@@ -14,7 +14,7 @@
 #include <linux/blkdev.h>
 #include <linux/buffer_head.h>
 #include <linux/gfp.h>
-#include <linux/lockdep_pagelock.h>
+#include <linux/folio_crossrelease.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>
@@ -61,7 +61,7 @@ static int pl_test_init(struct kunit *test)
 
 	crossrelease_kunit_skip_if_off(test);
 	if (!crosslock_folio_enabled())
-		kunit_skip(test, "folio locks not tracked (lockdep_pagelock=off?)");
+		kunit_skip(test, "folio locks not tracked (lockdep_folio_lock=off?)");
 	ctx->misuse = crosslock_counter_read(CROSSLOCK_COUNTER_MISUSE);
 	return 0;
 }
@@ -643,7 +643,7 @@ static const struct lockdep_kunit_report bh_cycle = {
 static void skip_unless_buffer(struct kunit *test)
 {
 	if (!crosslock_buffer_enabled())
-		kunit_skip(test, "buffer locks not tracked (lockdep_buflock=off?)");
+		kunit_skip(test, "buffer locks not tracked (lockdep_buffer_lock=off?)");
 }
 
 /* X: locks @bh2 and leaves it to Z, as a submitter leaves it to the I/O. */
@@ -866,7 +866,7 @@ static struct kunit_case pl_test_cases[] = {
 };
 
 static struct kunit_suite pl_test_suite = {
-	.name = "crossrelease_pagelock",
+	.name = "crossrelease_folio",
 	.init = pl_test_init,
 	.exit = pl_test_exit,
 	.test_cases = pl_test_cases,
