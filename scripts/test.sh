@@ -15,7 +15,7 @@
 #   - the demo (guest/demo.sh): every scenario, the last marked "alone"
 #     in the kselftest's "scenarios" file at its end;
 #   - each other scenario marked "alone";
-#   - the kselftests once more with folio-lock tracking off.
+#   - guest/folio_lock_off.sh, with folio-lock tracking off.
 #   test.sh <variant> [extra kernel args...]     (ARCH=arm64: the arm64 kernel)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"

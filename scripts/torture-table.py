@@ -84,7 +84,7 @@ def main():
     if kcsan is not None:
         k, st = counts(kcsan)
         races = open(a.kcsan_races).read().splitlines() if os.path.exists(a.kcsan_races) else []
-        ours = sum(1 for r in races if 'crossrelease' in r or 'xr_' in r or 'folio_lock' in r)
+        ours = sum(1 for r in races if 'crossrelease' in r or 'xr_' in r or 'crosslock_' in r)
         out.append(f'| KCSAN kernel: KUnit + kselftests | {k}; {len(races)} distinct data races '
                    f'reported ({ours} in crossrelease code), see build/torture/kcsan-races.txt | {st} |')
     for boot in ['on', 'off', 'kcsan'] + ['table-' + name for name, _ in tables]:

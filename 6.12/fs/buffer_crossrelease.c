@@ -29,13 +29,13 @@
 
 #include <kunit/visibility.h>
 #include <linux/blkdev.h>
+#include <linux/buffer_crossrelease.h>
 #include <linux/buffer_head.h>
 #include <linux/crossrelease.h>
 #include <linux/crossrelease_class_table.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
-#include <linux/buffer_crossrelease.h>
 #include <linux/pagemap.h>
 #include <linux/string.h>
 

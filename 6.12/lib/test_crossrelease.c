@@ -27,15 +27,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/buffer_crossrelease.h>
 #include <linux/buffer_head.h>
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/folio_crossrelease.h>
 #include <linux/gfp.h>
 #include <linux/kthread.h>
-#include <linux/buffer_crossrelease.h>
-#include <linux/folio_crossrelease.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
@@ -54,7 +54,7 @@ struct completion_scenario {
 static struct completion_scenario xr_completion_wait, xr_completion_wait_quiet;
 
 /*
- * The page-lock scenarios: mutex "A" and the lock of folio "B".  The folios
+ * The folio-lock scenarios: mutex "A" and the lock of folio "B".  The folios
  * share one lockdep class, so only the mutex tells the scenarios apart;
  * each scenario and each quiet twin has its own.
  */
@@ -157,10 +157,10 @@ static int scenario_completion_wait(bool quiet)
 	return ret;
 }
 
-/* --- Page-lock scenarios: a folio lock and a mutex --- */
+/* --- Folio-lock scenarios: a folio lock and a mutex --- */
 
 /*
- * A context of a page-lock scenario: a kthread that runs one step, then
+ * A context of a folio-lock scenario: a kthread that runs one step, then
  * idles until stopped, so that it never exits while its step is unfinished.
  */
 struct xr_thread {
@@ -260,7 +260,7 @@ static void xr_page_end(struct xr_page *p)
 }
 
 /*
- * Page-lock example 1 of the design document, two kthreads:
+ * Folio-lock example 1 of the design document, two kthreads:
  *
  *	X: mutex_lock(A)		Y: folio_lock(B)
  *	X: folio_lock(B)		Y: mutex_lock(A)	(deadlock)
@@ -293,7 +293,7 @@ out:
 }
 
 /*
- * Page-lock example 2 of the design document: X is the process that
+ * Folio-lock example 2 of the design document: X is the process that
  * writes the scenario's name, Y and Z are kthreads.
  *
  *	X: folio_lock(B)

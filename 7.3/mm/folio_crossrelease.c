@@ -47,10 +47,10 @@
 #include <kunit/visibility.h>
 #include <linux/crossrelease.h>
 #include <linux/crossrelease_class_table.h>
+#include <linux/folio_crossrelease.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
-#include <linux/folio_crossrelease.h>
 #include <linux/mm.h>
 #include <linux/page_ext.h>
 #include <linux/string.h>

@@ -39,8 +39,9 @@ enum crosslock_untracked {
  * @name: the parameter, as typed on the command line ("lockdep_writeback")
  * @wanted: an __initdata bool of the kind, cleared by "@name=off"
  *
- * An early parameter: page_ext and the kinds' init code read @wanted
- * before the ordinary parameters are parsed.
+ * An early parameter, as page_owner= is: page_ext asks each kind whether
+ * it needs room when it sizes itself.  For the kinds' own files, which
+ * include <linux/init.h> and <linux/string.h>.
  */
 #define CROSSLOCK_OFF_PARAM(name, wanted)				\
 	static int __init wanted##_param(char *str)			\

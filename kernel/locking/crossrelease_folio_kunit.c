@@ -13,8 +13,8 @@
 #include <kunit/test.h>
 #include <linux/blkdev.h>
 #include <linux/buffer_head.h>
-#include <linux/gfp.h>
 #include <linux/folio_crossrelease.h>
+#include <linux/gfp.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>

@@ -885,7 +885,7 @@ static struct xr_pool *xr_pool_create(struct kunit *test)
 }
 
 /* Record that pool entry @i has class @class in @slot; returns @class */
-static int xr_pool_note(u16 *slot, int class, int i)
+static int xr_pool_set_slot(u16 *slot, int class, int i)
 {
 	if (class >= 0 && class < MAX_LOCKDEP_KEYS)
 		slot[class] = i + 1;
@@ -901,11 +901,13 @@ static bool xr_pool_grow(struct xr_pool *p)
 		return false;
 	lockdep_register_key(&p->xkey[i]);
 	crosslock_init_map(&p->x[i], "(xr)test_pool", &p->xkey[i], 0);
-	p->xidx[i] = xr_pool_note(p->xslot, class_idx_of(&p->x[i].map), i);
+	p->xidx[i] = xr_pool_set_slot(p->xslot,
+				      class_idx_of(&p->x[i].map), i);
 	lockdep_register_key(&p->mkey[i]);
 	mutex_init(&p->m[i]);
 	lockdep_set_class_and_name(&p->m[i], &p->mkey[i], "xr_test_pool");
-	p->midx[i] = xr_pool_note(p->mslot, class_idx_of(&p->m[i].dep_map), i);
+	p->midx[i] = xr_pool_set_slot(p->mslot,
+				      class_idx_of(&p->m[i].dep_map), i);
 	p->nr++;
 	return true;
 }

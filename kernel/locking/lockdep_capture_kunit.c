@@ -106,3 +106,4 @@ kunit_test_suite(capture_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the lockdep report capture helpers");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

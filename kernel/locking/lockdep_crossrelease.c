@@ -843,7 +843,7 @@ static void xr_bounds_shift(struct crosslock_task *xt, unsigned int pos)
 }
 
 /*
- * Write an entry dated @gen, which may be older than the newest entries:
+ * Add an entry dated @gen, which may be older than the newest entries:
  * a wait is dated by the release it consumed, and that may come before
  * what this task acquired since.  Generations only grow along the ring
  * (a commit's walk stops at the first older entry, xr_hist_find()
@@ -1181,7 +1181,7 @@ static u64 xr_wait_key(struct task_struct *curr, unsigned int class_idx,
  * check: lock_sync() would only mark the class as used with interrupts
  * enabled, which matters only for a dependency into the class, and the
  * wait that adds one (a lock held) marks it then.  @class_idx: the class
- * of @map as xr_hist_add_acquire() found it, -1 if lockdep is off.
+ * of @map as xr_class_acquired() found it, -1 if lockdep is off.
  */
 static __always_inline void xr_check_wait(struct lockdep_map *map,
 					  int class_idx, unsigned long ip)
@@ -1224,9 +1224,9 @@ static __always_inline void xr_check_wait(struct lockdep_map *map,
  * Return: the class index of @map, or -1 if lockdep is off (or @map has
  * no class: lockdep's tables are full).
  */
-static __always_inline int xr_hist_add_acquire(struct lockdep_map *map, u8 wait,
-					       unsigned long ip, bool crosslock,
-					       u64 gen)
+static __always_inline int xr_class_acquired(struct lockdep_map *map, u8 wait,
+					     unsigned long ip, bool crosslock,
+					     u64 gen)
 {
 	unsigned long flags;
 	int class_idx;
@@ -1265,7 +1265,7 @@ static int xr_acquire(struct crosslock *xmap, u8 wait, unsigned long ip)
 		wait = 0;
 	}
 	/* marks the class first: see crosslock_owner_wait() */
-	class_idx = xr_hist_add_acquire(&xmap->map, wait, ip, true, gen);
+	class_idx = xr_class_acquired(&xmap->map, wait, ip, true, gen);
 	raw_local_irq_restore(flags);
 	return class_idx;
 }
@@ -1594,7 +1594,7 @@ EXPORT_SYMBOL_GPL(crosslock_commit);
 void crosslock_wait(struct lockdep_map *map, unsigned long ip)
 {
 	if (xr_enabled && atomic_read(&crosslock_nr_in_flight))
-		xr_hist_add_acquire(map, CROSSLOCK_HIST_WAIT, ip, false, 0);
+		xr_class_acquired(map, CROSSLOCK_HIST_WAIT, ip, false, 0);
 }
 EXPORT_SYMBOL_GPL(crosslock_wait);
 
@@ -2000,8 +2000,8 @@ void crosslock_owner_wait(struct lockdep_map *map, unsigned long ip)
 	 * item's flush) may close a cycle at its first wait, and a cycle
 	 * through a crosslock is reported without switching lockdep off.
 	 */
-	class_idx = xr_hist_add_acquire(map, CROSSLOCK_HIST_WAIT,
-					ip, true, 0);
+	class_idx = xr_class_acquired(map, CROSSLOCK_HIST_WAIT,
+				      ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_wait);
@@ -2046,7 +2046,7 @@ void crosslock_owner_acquire(struct lockdep_map *map, struct crosslock_owner *o,
 		   xr_stack_seen_last(class_idx, ip)))
 		return;
 	/* no wait: no history entry, no generation */
-	xr_hist_add_acquire(map, 0, ip, true, 0);
+	xr_class_acquired(map, 0, ip, true, 0);
 }
 EXPORT_SYMBOL_GPL(crosslock_owner_acquire);
 
@@ -2073,8 +2073,8 @@ void crosslock_owner_lock(struct lockdep_map *map, struct crosslock_owner *o,
 		return;
 	}
 	/* the wait's entry is older than the acquisition, as with two calls */
-	class_idx = xr_hist_add_acquire(map, CROSSLOCK_HIST_WAIT,
-					ip, true, 0);
+	class_idx = xr_class_acquired(map, CROSSLOCK_HIST_WAIT,
+				      ip, true, 0);
 	xr_check_wait(map, class_idx, ip);
 	xr_owner_take(o, ip);
 }

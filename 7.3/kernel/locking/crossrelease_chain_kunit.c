@@ -12,8 +12,8 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
-#include <linux/kthread.h>
 #include <linux/folio_crossrelease.h>
+#include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>

@@ -23,7 +23,7 @@
 #                             marked "alone" (a plain lockdep report, which
 #                             switches lockdep off) runs only this way
 #
-# Page locks are checked only if the module's "features" file says the
+# Folio locks are checked only if the module's "features" file says the
 # kernel tracks them; a completion scenario without its report fails.
 # Output is KTAP, one subtest per scenario; exit 0 on pass, 1 on failure,
 # 4 (KSFT_SKIP) if the kernel lacks lockdep or the module.
@@ -66,7 +66,7 @@ has_edge() {
 	END { exit !found }' /proc/lockdep
 }
 
-# Completions are required (see config): their checks never skip.  Page
+# Completions are required (see config): their checks never skip.  Folio
 # locks are checked only once the kernel tracks them.
 feature() {
 	[ "$1" != folio_lock ] && return 0
