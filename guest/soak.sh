@@ -284,7 +284,11 @@ step_modules() { # load/unload modules, each used a little while loaded
 				run dd if=/dev/mapper/soakzero of=/dev/null bs=64k 2>/dev/null && run dmsetup remove soakzero
 			run rmmod dm_zero
 		fi
-		[ $i = 1 ] && run modprobe dmabuf_selftests && run rmmod dmabuf_selftests
+		# the dma-buf selftests: a module, or KUnit suites on newer kernels
+		[ $i = 1 ] && for m in dmabuf_selftests dmabuf_kunit; do
+			grep -q "/$m\.ko" "/lib/modules/$(uname -r)/modules.dep" &&
+				run modprobe $m && run rmmod $m
+		done
 	done
 	lsmod
 }

@@ -23,8 +23,9 @@
 #                             marked "alone" (a plain lockdep report, which
 #                             switches lockdep off) runs only this way
 #
-# Folio locks are checked only if the module's "features" file says the
-# kernel tracks them; a completion scenario without its report fails.
+# Folio locks, writeback and buffer locks are checked only if the module's
+# "features" file says the kernel tracks them; a completion scenario
+# without its report fails.
 # Output is KTAP, one subtest per scenario; exit 0 on pass, 1 on failure,
 # 4 (KSFT_SKIP) if the kernel lacks lockdep or the module.
 
@@ -66,10 +67,13 @@ has_edge() {
 	END { exit !found }' /proc/lockdep
 }
 
-# Completions are required (see config): their checks never skip.  Folio
-# locks are checked only once the kernel tracks them.
+# Completions are required (see config) and plain lockdep is always there:
+# their checks never skip.  The other kinds are checked only once the
+# kernel tracks them.
 feature() {
-	[ "$1" != folio_lock ] && return 0
+	case $1 in
+	completions|lockdep) return 0 ;;
+	esac
 	[ "$(awk -v k="$1" '$1 == k { print $2 }' $dbg/features)" = 1 ]
 }
 
