@@ -87,6 +87,18 @@ static struct lockdep_map folio_maps[NR_FOLIO_BITS] = {
 						    &folio_keys[FOLIO_WRITEBACK]),
 };
 
+/*
+ * Folios locked with __folio_set_locked() while in no mapping: new folios
+ * that nobody can see, and so nobody can wait for, until their owner adds
+ * them to a mapping.  They must not share a class with folios that left
+ * their mapping while a racing look-up still held them, which are waited
+ * for: a new folio's owner may take locks (readahead's invalidate_lock,
+ * in khugepaged's collapse_file()) that such a waiter holds.
+ */
+static struct lock_class_key folio_new_key;
+static struct lockdep_map folio_new_map =
+	CROSSLOCK_MAP_INIT("(PG_locked)new", &folio_new_key);
+
 static struct lock_class_key anon_keys[NR_FOLIO_BITS];
 static struct lockdep_map anon_maps[NR_FOLIO_BITS] = {
 	[FOLIO_LOCKED] = CROSSLOCK_MAP_INIT("(PG_locked)anon",
@@ -242,7 +254,8 @@ struct page_ext_operations crosslock_folio_ops = {
  */
 #define FOLIO_CLASS_NONE	0	/* folio_maps[] */
 #define FOLIO_CLASS_ANON	1	/* anon_maps[] */
-#define FOLIO_CLASS_AOPS	2	/* + the index in aops_classes[] */
+#define FOLIO_CLASS_NEW		2	/* folio_new_map */
+#define FOLIO_CLASS_AOPS	3	/* + the index in aops_classes[] */
 static_assert(FOLIO_CLASS_AOPS + AOPS_CLASSES <= U8_MAX);	/* ->class_id */
 
 static u8 folio_class_id(struct lockdep_map *map, enum folio_bit bit)
@@ -251,6 +264,8 @@ static u8 folio_class_id(struct lockdep_map *map, enum folio_bit bit)
 
 	if (map == &anon_maps[bit])
 		return FOLIO_CLASS_ANON;
+	if (map == &folio_new_map)
+		return FOLIO_CLASS_NEW;
 	if (off < sizeof(aops_classes))
 		return FOLIO_CLASS_AOPS + off / sizeof(struct aops_folio_class);
 	return FOLIO_CLASS_NONE;
@@ -260,6 +275,8 @@ static struct lockdep_map *folio_class_of_id(u8 id, enum folio_bit bit)
 {
 	if (id == FOLIO_CLASS_ANON)
 		return &anon_maps[bit];
+	if (id == FOLIO_CLASS_NEW)
+		return &folio_new_map;
 	if (id >= FOLIO_CLASS_AOPS)
 		return &aops_classes[id - FOLIO_CLASS_AOPS].map[bit];
 	return &folio_maps[bit];
@@ -361,14 +378,16 @@ static void folio_bit_wait(struct folio *folio, enum folio_bit bit,
 		crosslock_owner_wait(folio_class(folio, bit), ip);
 }
 
-/* @waited: a sleeping lock's fast path, the wait and the acquisition in one */
+/*
+ * @map: @folio's class (folio_class(), or a new folio's);
+ * @waited: a sleeping lock's fast path, the wait and the acquisition in one
+ */
 static void folio_bit_acquire(struct folio *folio, enum folio_bit bit,
-			      unsigned long ip, bool waited)
+			      struct lockdep_map *map, unsigned long ip,
+			      bool waited)
 {
 	struct crosslock_owner new, old;
-	struct lockdep_map *map;
 
-	map = folio_class(folio, bit);
 	new.class_id = folio_class_id(map, bit);
 	new.gen = 0;
 	if (waited)
@@ -447,9 +466,38 @@ void __crosslock_folio_wait_class_end(struct lockdep_map *map,
 
 void __crosslock_folio_acquire(struct folio *folio, unsigned long ip)
 {
-	folio_bit_acquire(folio, FOLIO_LOCKED, ip, false);
+	folio_bit_acquire(folio, FOLIO_LOCKED, folio_class(folio, FOLIO_LOCKED),
+			  ip, false);
 }
 EXPORT_SYMBOL_GPL(__crosslock_folio_acquire);
+
+/* The non-atomic set: a folio in no mapping yet is a new one */
+void __crosslock_folio_set_locked(struct folio *folio, unsigned long ip)
+{
+	struct lockdep_map *map = folio_class(folio, FOLIO_LOCKED);
+
+	if (map == &folio_maps[FOLIO_LOCKED])
+		map = &folio_new_map;
+	folio_bit_acquire(folio, FOLIO_LOCKED, map, ip, false);
+}
+EXPORT_SYMBOL_GPL(__crosslock_folio_set_locked);
+
+/*
+ * The release depends on what the owner takes once others can wait for
+ * the folio: its acquisition starts again here, in the class of the
+ * mapping the folio is now in.  A bit nobody recorded stays unrecorded.
+ */
+void __crosslock_folio_published(struct folio *folio)
+{
+	struct crosslock_owner state;
+
+	if (!folio_take_state(&folio->page, FOLIO_LOCKED, &state) || !state.gen)
+		return;
+	crosslock_owner_release(&folio_maps[FOLIO_LOCKED], &state, false);
+	folio_bit_acquire(folio, FOLIO_LOCKED, folio_class(folio, FOLIO_LOCKED),
+			  state.ip, false);
+}
+EXPORT_SYMBOL_GPL(__crosslock_folio_published);
 
 /*
  * A sleeping lock that took the bit at once: its wait and its acquisition,
@@ -457,7 +505,8 @@ EXPORT_SYMBOL_GPL(__crosslock_folio_acquire);
  */
 void __crosslock_folio_lock(struct folio *folio, unsigned long ip)
 {
-	folio_bit_acquire(folio, FOLIO_LOCKED, ip, true);
+	folio_bit_acquire(folio, FOLIO_LOCKED, folio_class(folio, FOLIO_LOCKED),
+			  ip, true);
 }
 EXPORT_SYMBOL_GPL(__crosslock_folio_lock);
 
@@ -527,7 +576,8 @@ EXPORT_SYMBOL_GPL(__crosslock_writeback_wait);
 
 void __crosslock_writeback_start(struct folio *folio, unsigned long ip)
 {
-	folio_bit_acquire(folio, FOLIO_WRITEBACK, ip, false);
+	folio_bit_acquire(folio, FOLIO_WRITEBACK,
+			  folio_class(folio, FOLIO_WRITEBACK), ip, false);
 }
 
 void __crosslock_writeback_end(struct folio *folio)

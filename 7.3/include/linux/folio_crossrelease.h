@@ -32,6 +32,8 @@ void __crosslock_folio_wait_class_end(struct lockdep_map *map,
 				      unsigned long ip);
 void __crosslock_folio_acquire(struct folio *folio, unsigned long ip);
 void __crosslock_folio_lock(struct folio *folio, unsigned long ip);
+void __crosslock_folio_set_locked(struct folio *folio, unsigned long ip);
+void __crosslock_folio_published(struct folio *folio);
 void __crosslock_folio_release(struct folio *folio, bool commit,
 			       unsigned long ip);
 void __crosslock_folio_free(struct page *page);
@@ -103,6 +105,33 @@ static __always_inline void crosslock_folio_acquire(struct folio *folio,
 }
 
 /*
+ * crosslock_folio_set_locked - __folio_set_locked() took @folio's lock
+ * bit: a folio in no mapping yet is a new one, which nobody can wait for
+ * until it is published (added to a mapping)
+ */
+static __always_inline void crosslock_folio_set_locked(struct folio *folio,
+						       unsigned long ip)
+{
+	if (crosslock_folio_enabled())
+		__crosslock_folio_set_locked(folio, ip);
+}
+
+/*
+ * crosslock_folio_published - @folio, locked new, can be seen and waited
+ * for from now on
+ *
+ * For an owner that takes other locks between __folio_set_locked() and
+ * the store that makes the folio visible (khugepaged's collapse_file()):
+ * what it took before cannot keep a waiter waiting.  The page cache's
+ * own helpers publish at once and need not call this.
+ */
+static __always_inline void crosslock_folio_published(struct folio *folio)
+{
+	if (crosslock_folio_enabled())
+		__crosslock_folio_published(folio);
+}
+
+/*
  * crosslock_folio_lock - a sleeping lock took @folio's lock bit at once:
  * crosslock_folio_wait() and crosslock_folio_acquire() in one call
  */
@@ -162,6 +191,9 @@ static inline void crosslock_folio_acquire(struct folio *folio,
 					   unsigned long ip) { }
 static inline void crosslock_folio_lock(struct folio *folio,
 					unsigned long ip) { }
+static inline void crosslock_folio_set_locked(struct folio *folio,
+					      unsigned long ip) { }
+static inline void crosslock_folio_published(struct folio *folio) { }
 static inline void crosslock_folio_release(struct folio *folio, bool commit,
 					   unsigned long ip) { }
 static inline void crosslock_folio_free(struct page *page) { }

@@ -382,6 +382,82 @@ static void pl_set_locked_then_unlock_quiet(struct kunit *test)
 	expect_quiet(test, ctx);
 }
 
+/*
+ * A new folio, locked with __folio_set_locked() in no mapping, is not a
+ * folio that left its mapping: a wait for the latter under M (a look-up
+ * that raced with truncation) and what the owner of the former takes
+ * (khugepaged's collapse_file() reads ahead under it, and drops it if the
+ * collapse fails) make no cycle.  In one class they would.
+ */
+static void pl_new_folio_not_orphan_quiet(struct kunit *test)
+{
+	struct pl_ctx *ctx = test->priv;
+
+	mutex_lock(&ctx->fx.m);
+	folio_lock(ctx->g);
+	folio_unlock(ctx->g);
+	mutex_unlock(&ctx->fx.m);
+
+	__folio_set_locked(ctx->f);
+	lockdep_kunit_take_m(&ctx->fx);
+	folio_unlock(ctx->f);
+	expect_quiet(test, ctx);
+}
+
+/*
+ * collapse_file() in short: a new folio is locked, given its mapping, M
+ * is taken, then the folio is published.  Only what is taken once it
+ * can be waited for is a dependency of its unlock: M taken @after the
+ * publication closes M -> (PG_locked)<tmpfs> -> M, M taken before does not.
+ */
+static void new_folio_publish(struct kunit *test, struct pl_ctx *ctx,
+			      bool after)
+{
+	struct file *file;
+	struct page *page;
+
+	file = shmem_kernel_file_setup("pl_test", PAGE_SIZE, EMPTY_VMA_FLAGS);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	page = shmem_read_mapping_page(file->f_mapping, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(page));
+	if (after)
+		lockdep_kunit_expect_xr_report(test);
+
+	mutex_lock(&ctx->fx.m);
+	lock_page(page);
+	unlock_page(page);
+	mutex_unlock(&ctx->fx.m);
+
+	__folio_set_locked(ctx->f);
+	ctx->f->mapping = file->f_mapping;
+	if (!after)
+		lockdep_kunit_take_m(&ctx->fx);
+	crosslock_folio_published(ctx->f);
+	if (after)
+		lockdep_kunit_take_m(&ctx->fx);
+	folio_unlock(ctx->f);
+	ctx->f->mapping = NULL;
+
+	if (after) {
+		lockdep_kunit_expect_matches(test, &ctx->fx.cap, &shmem_cycle);
+		lockdep_kunit_reset();
+	} else {
+		expect_quiet(test, ctx);
+	}
+	put_page(page);
+	fput(file);
+}
+
+static void pl_new_folio_private_until_published_quiet(struct kunit *test)
+{
+	new_folio_publish(test, test->priv, false);
+}
+
+static void pl_new_folio_published_reported(struct kunit *test)
+{
+	new_folio_publish(test, test->priv, true);
+}
+
 /* The cycle M -> (PG_writeback) -> M */
 static const struct lockdep_kunit_report wb_cycle = {
 	.headline = LOCKDEP_KUNIT_CIRCULAR,
@@ -847,6 +923,9 @@ static struct kunit_case pl_test_cases[] = {
 	KUNIT_CASE(pl_unlock_from_softirq_quiet),
 	KUNIT_CASE(pl_set_clear_balanced),
 	KUNIT_CASE(pl_set_locked_then_unlock_quiet),
+	KUNIT_CASE(pl_new_folio_not_orphan_quiet),
+	KUNIT_CASE(pl_new_folio_private_until_published_quiet),
+	KUNIT_CASE(pl_new_folio_published_reported),
 	KUNIT_CASE(pl_writeback_wait_reported),
 	KUNIT_CASE(pl_writeback_wait_quiet),
 	KUNIT_CASE(pl_writeback_class_quiet),
